@@ -1,0 +1,39 @@
+# Test helpers. Labels: unit, cli, physics, gpu, mpi, slow (the default run excludes gpu, mpi
+# and slow). Tests run on the CPU backend everywhere; doctest cases in the "gpu" test suite
+# run the CUDA backend and are registered only under the `gpu` label.
+
+# partikel_add_doctest(area SOURCES ... DEPS ... [LABEL unit|physics]):
+# one doctest binary per area; registers <label>.<area> (every suite except "gpu" and "slow"),
+# slow.<area> (suite "slow") and gpu.<area> (suite "gpu").
+function(partikel_add_doctest area)
+  cmake_parse_arguments(A "" "LABEL" "SOURCES;DEPS" ${ARGN})
+  if(NOT A_LABEL)
+    set(A_LABEL unit)
+  endif()
+  set(target test_${A_LABEL}_${area})
+  add_executable(${target} ${A_SOURCES})
+  target_link_libraries(${target} PRIVATE partikel_test_main ${A_DEPS})
+  set_target_properties(${target} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/tests)
+  add_test(NAME ${A_LABEL}.${area}
+           COMMAND ${target} --test-suite-exclude=gpu,slow --no-intro --no-version)
+  set_tests_properties(${A_LABEL}.${area} PROPERTIES LABELS ${A_LABEL})
+  add_test(NAME slow.${A_LABEL}.${area} COMMAND ${target} --test-suite=slow --no-intro --no-version)
+  set_tests_properties(slow.${A_LABEL}.${area} PROPERTIES LABELS "slow;${A_LABEL}")
+  add_test(NAME gpu.${area}.${A_LABEL} COMMAND ${target} --test-suite=gpu --no-intro --no-version)
+  set_tests_properties(gpu.${area}.${A_LABEL} PROPERTIES LABELS gpu ENVIRONMENT PARTIKEL_REQUIRE_GPU=1)
+endfunction()
+
+# partikel_add_shell_test(name SCRIPT file LABELS ... [TIMEOUT s]): a shell script run with
+# bash, with PATH starting at the built programs and PARTIKEL_SOURCE_DIR set.
+function(partikel_add_shell_test name)
+  cmake_parse_arguments(A "" "SCRIPT;TIMEOUT" "LABELS;ARGS" ${ARGN})
+  add_test(NAME ${name} COMMAND bash ${A_SCRIPT} ${A_ARGS}
+           WORKING_DIRECTORY ${PROJECT_BINARY_DIR})
+  set(env "PATH=${PROJECT_BINARY_DIR}/bin:$ENV{PATH}"
+          "PARTIKEL_SOURCE_DIR=${PROJECT_SOURCE_DIR}"
+          "PARTIKEL_BUILD_DIR=${PROJECT_BINARY_DIR}")
+  set_tests_properties(${name} PROPERTIES LABELS "${A_LABELS}" ENVIRONMENT "${env}")
+  if(A_TIMEOUT)
+    set_tests_properties(${name} PROPERTIES TIMEOUT ${A_TIMEOUT})
+  endif()
+endfunction()

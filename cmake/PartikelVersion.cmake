@@ -1,0 +1,23 @@
+# Version, git commit and compiled-in backends for `--version`, into generated/partikel_config.hpp.
+set(PARTIKEL_GIT_COMMIT "unknown")
+find_package(Git QUIET)
+if(GIT_FOUND)
+  execute_process(COMMAND ${GIT_EXECUTABLE} rev-parse --short=12 HEAD
+                  WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}
+                  OUTPUT_VARIABLE _commit RESULT_VARIABLE _rc ERROR_QUIET OUTPUT_STRIP_TRAILING_WHITESPACE)
+  if(_rc EQUAL 0)
+    set(PARTIKEL_GIT_COMMIT "${_commit}")
+    execute_process(COMMAND ${GIT_EXECUTABLE} diff --quiet HEAD
+                    WORKING_DIRECTORY ${PROJECT_SOURCE_DIR} RESULT_VARIABLE _dirty ERROR_QUIET)
+    if(NOT _dirty EQUAL 0)
+      string(APPEND PARTIKEL_GIT_COMMIT "-dirty")
+    endif()
+  endif()
+endif()
+if(PARTIKEL_HAVE_CUDA)
+  set(PARTIKEL_HAVE_CUDA_01 1)
+else()
+  set(PARTIKEL_HAVE_CUDA_01 0)
+endif()
+configure_file(${PROJECT_SOURCE_DIR}/cmake/partikel_config.hpp.in
+               ${PROJECT_BINARY_DIR}/generated/partikel_config.hpp @ONLY)

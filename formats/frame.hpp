@@ -1,0 +1,178 @@
+// The one particle data model of Partikel (formats/SPEC.md, "Data model").
+//
+// A Frame is attributes plus one or more Groups (species: "fluid", "boundary", "neighbors",
+// ...). A Group is a set of named Columns of equal length (particle count). A Column has a
+// scalar type, a component count (position: f32 x 3) and a unit. Values are stored
+// structure-of-arrays per column, components interleaved per particle (x0 y0 z0 x1 y1 z1 ...),
+// which is what kernels read as float3-like records.
+//
+// This header never includes CUDA; it is shared by every encoding and every program.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <variant>
+#include <vector>
+
+#include "core/error.hpp"
+
+namespace partikel::fmt {
+
+enum class ScalarType : std::uint8_t { u8 = 1, i32 = 2, u32 = 3, i64 = 4, u64 = 5, f32 = 6, f64 = 7 };
+
+std::size_t scalar_size(ScalarType type);
+std::string_view scalar_name(ScalarType type);           // "u8", "f32", ...
+std::optional<ScalarType> parse_scalar_type(std::string_view name);
+bool is_float(ScalarType type);
+
+template <class T> constexpr ScalarType scalar_type_of() {
+    if constexpr (std::is_same_v<T, std::uint8_t>) return ScalarType::u8;
+    else if constexpr (std::is_same_v<T, std::int32_t>) return ScalarType::i32;
+    else if constexpr (std::is_same_v<T, std::uint32_t>) return ScalarType::u32;
+    else if constexpr (std::is_same_v<T, std::int64_t>) return ScalarType::i64;
+    else if constexpr (std::is_same_v<T, std::uint64_t>) return ScalarType::u64;
+    else if constexpr (std::is_same_v<T, float>) return ScalarType::f32;
+    else if constexpr (std::is_same_v<T, double>) return ScalarType::f64;
+    else static_assert(sizeof(T) == 0, "not a Partikel scalar type");
+}
+
+// Powers of the SI base dimensions, in openPMD's order: length L, mass M, time T, current I,
+// temperature theta, amount N, luminous intensity J. Velocity is {1,0,-1,0,0,0,0}.
+using UnitDimension = std::array<double, 7>;
+
+// A column's unit: multiply stored values by `si_factor` to get SI values of `dimension`
+// (openPMD's unitSI and unitDimension). SI columns have si_factor 1.
+struct Unit {
+    UnitDimension dimension{};
+    double si_factor = 1.0;
+    friend bool operator==(const Unit&, const Unit&) = default;
+};
+
+// "m", "m/s", "kg/m^3", "Pa" (as kg/(m s^2)), "1" for dimensionless; scaled units as "1e-3 m".
+std::string unit_symbol(const Unit& unit);
+
+// The well-known columns with their units (SPEC.md lists them); nullopt for other names.
+struct WellKnownColumn {
+    std::string_view name;
+    ScalarType type;
+    std::uint32_t components;
+    Unit unit;
+};
+std::optional<WellKnownColumn> well_known_column(std::string_view name);
+
+class Column {
+public:
+    Column() = default;
+    Column(std::string name, ScalarType type, std::uint32_t components, std::uint64_t count, Unit unit = {});
+
+    const std::string& name() const { return name_; }
+    void rename(std::string name) { name_ = std::move(name); }
+    ScalarType type() const { return type_; }
+    std::uint32_t components() const { return components_; }
+    std::uint64_t count() const { return count_; }        // particles (rows)
+    const Unit& unit() const { return unit_; }
+    void set_unit(const Unit& unit) { unit_ = unit; }
+    std::size_t bytes() const { return bytes_.size(); }   // count * components * scalar size
+
+    // Resize to `count` rows; new values are zero.
+    void resize(std::uint64_t count);
+
+    std::span<std::byte> raw() { return bytes_; }
+    std::span<const std::byte> raw() const { return bytes_; }
+
+    // Typed zero-copy views (count * components values). Throws UsageError on a type mismatch.
+    template <class T> std::span<T> values() {
+        check_type(scalar_type_of<T>());
+        return {reinterpret_cast<T*>(bytes_.data()), bytes_.size() / sizeof(T)};
+    }
+    template <class T> std::span<const T> values() const {
+        check_type(scalar_type_of<T>());
+        return {reinterpret_cast<const T*>(bytes_.data()), bytes_.size() / sizeof(T)};
+    }
+
+    // Element (row, component) converted to double, for statistics and comparison.
+    double as_double(std::uint64_t row, std::uint32_t component = 0) const;
+
+private:
+    void check_type(ScalarType wanted) const;
+
+    std::string name_;
+    ScalarType type_ = ScalarType::f32;
+    std::uint32_t components_ = 1;
+    std::uint64_t count_ = 0;
+    Unit unit_{};
+    std::vector<std::byte> bytes_;
+};
+
+class Group {
+public:
+    Group() = default;
+    Group(std::string name, std::uint64_t count) : name_(std::move(name)), count_(count) {}
+
+    const std::string& name() const { return name_; }
+    void rename(std::string name) { name_ = std::move(name); }
+    std::uint64_t count() const { return count_; }
+
+    // Adds a zero-filled column; throws UsageError if the name exists.
+    Column& add_column(std::string name, ScalarType type, std::uint32_t components, Unit unit = {});
+    // Adds a column with the well-known type, components and unit of `name`.
+    Column& add_well_known(std::string_view name);
+    // Adds an already filled column; its count must equal the group's count.
+    Column& add_column(Column column);
+    void remove_column(std::string_view name);
+
+    Column* find(std::string_view name);
+    const Column* find(std::string_view name) const;
+    Column& at(std::string_view name);               // throws UsageError naming the column
+    const Column& at(std::string_view name) const;
+
+    std::vector<Column>& columns() { return columns_; }
+    const std::vector<Column>& columns() const { return columns_; }
+
+    // Change the particle count of the group and every column (new rows are zero).
+    void resize(std::uint64_t count);
+
+private:
+    std::string name_;
+    std::uint64_t count_ = 0;
+    std::vector<Column> columns_;
+};
+
+// Attribute values: integers, reals, text, and real vectors (e.g. a domain box).
+using AttributeValue = std::variant<std::int64_t, double, std::string, std::vector<double>>;
+
+class Frame {
+public:
+    std::int64_t step = 0;   // iteration number
+    double time = 0.0;       // simulated time, in units of time_unit_si seconds
+    double dt = 0.0;         // last time step, same unit as time
+    double time_unit_si = 1.0;
+    // Free key/values: simulation parameters ("sph.h", "sph.c0"), provenance ("program",
+    // "version", "command_line", "device", "seed"), domain ("domain.min").
+    std::map<std::string, AttributeValue, std::less<>> attributes;
+
+    Group& add_group(std::string name, std::uint64_t count);
+    Group* find_group(std::string_view name);
+    const Group* find_group(std::string_view name) const;
+    Group& group(std::string_view name);               // throws UsageError naming the group
+    const Group& group(std::string_view name) const;
+    std::vector<Group>& groups() { return groups_; }
+    const std::vector<Group>& groups() const { return groups_; }
+    void remove_group(std::string_view name);
+
+    std::uint64_t particle_count() const;              // over all groups
+    std::uint64_t payload_bytes() const;               // sum of column bytes
+
+private:
+    std::vector<Group> groups_;
+};
+
+}  // namespace partikel::fmt

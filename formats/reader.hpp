@@ -1,0 +1,64 @@
+// Reading and writing frames in any supported encoding, detected by content (magic bytes)
+// for input and by extension (or an explicit name) for output. Stdin/stdout always carry the
+// stream format. See formats/SPEC.md.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "formats/frame.hpp"
+
+namespace partikel::fmt {
+
+enum class Encoding { stream, hdf5, csv, vtk, ply, xdmf };
+
+std::string_view encoding_name(Encoding encoding);
+std::optional<Encoding> parse_encoding(std::string_view name);  // "stream", "h5", "csv", ...
+
+class FrameReader {
+public:
+    virtual ~FrameReader() = default;
+    // The next frame, or nullopt at the clean end of the input. Throws FormatError naming the
+    // file and the frame on anything malformed.
+    virtual std::optional<Frame> next() = 0;
+    // Number of frames when known without reading them all (an index, an HDF5 file).
+    virtual std::optional<std::uint64_t> frame_count() const { return std::nullopt; }
+    // Jump to frame `index` (0-based) when the input allows it; false otherwise.
+    virtual bool seek_frame(std::uint64_t /*index*/) { return false; }
+    virtual Encoding encoding() const = 0;
+    virtual const std::string& name() const = 0;
+};
+
+struct WriterOptions {
+    int zstd_level = 3;              // stream: zstd level per column chunk
+    bool compress = true;            // stream: false stores blocks uncompressed (codec 0)
+    bool filters = true;             // stream: byte shuffle / delta before compression
+    int threads = 0;                 // stream: compression threads (0: all cores)
+    bool write_index = true;         // stream files: trailing frame index
+    bool force = false;              // allow binary output to a terminal
+    // HDF5 / openPMD
+    enum class Hdf5Compression { none, gzip, zstd } hdf5_compression = Hdf5Compression::gzip;
+    int hdf5_level = 4;
+    bool hdf5_file_based = false;    // one file per iteration: name_%T.h5
+    bool write_xdmf = true;          // side file for ParaView
+};
+
+class FrameWriter {
+public:
+    virtual ~FrameWriter() = default;
+    virtual void write(const Frame& frame) = 0;
+    // Completes the output (index, XDMF) and renames temporaries into place. Without a call to
+    // finish() (an exception, a signal) nothing appears under the final name.
+    virtual void finish() = 0;
+    virtual const std::string& name() const = 0;
+};
+
+// "-" is stdin. Detects the encoding from the first bytes.
+std::unique_ptr<FrameReader> open_reader(const std::string& path);
+// "-" is stdout (stream format). Otherwise by `encoding` if given, else by extension.
+std::unique_ptr<FrameWriter> open_writer(const std::string& path, const WriterOptions& options = {},
+                                         std::optional<Encoding> encoding = std::nullopt);
+
+}  // namespace partikel::fmt

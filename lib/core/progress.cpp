@@ -1,0 +1,75 @@
+#include "core/progress.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace partikel {
+
+bool stderr_is_terminal() { return isatty(STDERR_FILENO) == 1; }
+
+Progress::Progress(Log& log, std::string label, double total, std::string unit, bool enabled)
+    : log_(log), label_(std::move(label)), total_(total), unit_(std::move(unit)), enabled_(enabled),
+      start_(std::chrono::steady_clock::now()), last_draw_(start_) {}
+
+Progress::~Progress() {
+    if (enabled_ && !finished_ && log_.format() == LogFormat::text && done_ > 0) std::fputc('\n', log_.sink());
+}
+
+static std::string clock_text(double seconds) {
+    if (!std::isfinite(seconds) || seconds < 0) return "--:--";
+    long s = std::lround(seconds);
+    char buf[32];
+    if (s >= 3600) std::snprintf(buf, sizeof buf, "%ld:%02ld:%02ld", s / 3600, (s / 60) % 60, s % 60);
+    else std::snprintf(buf, sizeof buf, "%02ld:%02ld", s / 60, s % 60);
+    return buf;
+}
+
+std::string Progress::format_line(const std::string& label, double done, double total, double rate,
+                                  const std::string& unit, int width) {
+    double fraction = total > 0 ? std::clamp(done / total, 0.0, 1.0) : 0.0;
+    std::string bar(width, ' ');
+    int filled = static_cast<int>(fraction * width);
+    std::fill(bar.begin(), bar.begin() + filled, '#');
+    double eta = rate > 0 ? (total - done) / rate : -1.0;
+    char buf[256];
+    std::snprintf(buf, sizeof buf, "%s [%s] %5.1f%% %.3g %s/s ETA %s", label.c_str(), bar.c_str(),
+                  100.0 * fraction, rate, unit.c_str(), clock_text(eta).c_str());
+    return buf;
+}
+
+void Progress::update(double done) {
+    done_ = done;
+    if (!enabled_ || finished_) return;
+    auto now = std::chrono::steady_clock::now();
+    double since = std::chrono::duration<double>(now - last_draw_).count();
+    double interval = log_.format() == LogFormat::json ? 1.0 : 0.2;
+    if (since < interval) return;
+    last_draw_ = now;
+    draw(false);
+}
+
+void Progress::finish() {
+    if (!enabled_ || finished_) return;
+    draw(true);
+    finished_ = true;
+}
+
+void Progress::draw(bool final_draw) {
+    double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    double rate = elapsed > 0 ? done_ / elapsed : 0.0;
+    if (log_.format() == LogFormat::json) {
+        char buf[256];
+        std::snprintf(buf, sizeof buf, "{\"program\":%s,\"progress\":%s,\"done\":%.17g,\"total\":%.17g,\"rate\":%.6g}\n",
+                      json_quote(log_.program()).c_str(), json_quote(label_).c_str(), done_, total_, rate);
+        std::fputs(buf, log_.sink());
+    } else {
+        std::string line = format_line(label_, done_, total_, rate, unit_, 30);
+        std::fprintf(log_.sink(), "\r%s%s", line.c_str(), final_draw ? "\n" : "");
+    }
+    std::fflush(log_.sink());
+}
+
+}  // namespace partikel

@@ -1,0 +1,35 @@
+// Binary operators for reductions, usable on both backends.
+#pragma once
+
+#include <limits>
+
+#include "core/launch.hpp"
+
+namespace partikel {
+
+struct SumOp {
+    template <class T> PK_DEVICE_INLINE T operator()(const T& a, const T& b) const { return a + b; }
+    template <class T> static constexpr T identity() { return T(0); }
+};
+struct MinOp {
+    template <class T> PK_DEVICE_INLINE T operator()(const T& a, const T& b) const { return b < a ? b : a; }
+    template <class T> static constexpr T identity() {
+        if constexpr (std::numeric_limits<T>::has_infinity) return std::numeric_limits<T>::infinity();
+        else return std::numeric_limits<T>::max();
+    }
+};
+struct MaxOp {
+    template <class T> PK_DEVICE_INLINE T operator()(const T& a, const T& b) const { return a < b ? b : a; }
+    template <class T> static constexpr T identity() {
+        if constexpr (std::numeric_limits<T>::has_infinity) return -std::numeric_limits<T>::infinity();
+        else return std::numeric_limits<T>::lowest();
+    }
+};
+
+// Reads element i of an array converted to Acc: the value functor of a plain array reduction.
+template <class T, class Acc> struct LoadAs {
+    const T* data;
+    PK_DEVICE_INLINE Acc operator()(std::size_t i) const { return static_cast<Acc>(data[i]); }
+};
+
+}  // namespace partikel

@@ -1,0 +1,127 @@
+#include "core/timer.hpp"
+
+#include <cstdio>
+
+#include "core/log.hpp"
+#include "partikel_config.hpp"
+#if PARTIKEL_HAVE_CUDA
+#include "core/cuda/runtime.hpp"
+#endif
+
+namespace partikel {
+
+DeviceTimer::DeviceTimer(const Backend& backend) : backend_(backend) {
+#if PARTIKEL_HAVE_CUDA
+    if (backend_.is_cuda()) {
+        start_event_ = cuda_rt::event_create(backend_.device_index());
+        stop_event_ = cuda_rt::event_create(backend_.device_index());
+    }
+#endif
+}
+
+DeviceTimer::~DeviceTimer() {
+#if PARTIKEL_HAVE_CUDA
+    if (start_event_) cuda_rt::event_destroy(backend_.device_index(), start_event_);
+    if (stop_event_) cuda_rt::event_destroy(backend_.device_index(), stop_event_);
+#endif
+}
+
+DeviceTimer::DeviceTimer(DeviceTimer&& other) noexcept
+    : backend_(other.backend_), start_event_(other.start_event_), stop_event_(other.stop_event_),
+      start_time_(other.start_time_), stop_time_(other.stop_time_) {
+    other.start_event_ = other.stop_event_ = nullptr;
+}
+
+void DeviceTimer::start() {
+#if PARTIKEL_HAVE_CUDA
+    if (start_event_) return cuda_rt::event_record(backend_.device_index(), start_event_, backend_.stream());
+#endif
+    start_time_ = std::chrono::steady_clock::now();
+}
+
+void DeviceTimer::stop() {
+#if PARTIKEL_HAVE_CUDA
+    if (stop_event_) return cuda_rt::event_record(backend_.device_index(), stop_event_, backend_.stream());
+#endif
+    stop_time_ = std::chrono::steady_clock::now();
+}
+
+double DeviceTimer::seconds() {
+#if PARTIKEL_HAVE_CUDA
+    if (stop_event_) return 1e-3 * cuda_rt::event_elapsed_ms(backend_.device_index(), start_event_, stop_event_);
+#endif
+    return std::chrono::duration<double>(stop_time_ - start_time_).count();
+}
+
+PhaseProfile::PhaseProfile(const Backend& backend, bool enabled) : backend_(backend), enabled_(enabled) {}
+
+std::size_t PhaseProfile::index_of(std::string_view name) {
+    for (std::size_t i = 0; i < entries_.size(); ++i)
+        if (entries_[i].name == name) return i;
+    entries_.push_back(Entry{std::string(name), 0, 0.0});
+    timers_.emplace_back(backend_);
+    return entries_.size() - 1;
+}
+
+PhaseProfile::Scope PhaseProfile::phase(std::string_view name) {
+    if (!enabled_) return Scope(nullptr, 0);
+    std::size_t i = index_of(name);
+    timers_[i].start();
+    return Scope(this, i);
+}
+
+PhaseProfile::Scope::Scope(PhaseProfile* profile, std::size_t index) : profile_(profile), index_(index) {}
+
+PhaseProfile::Scope::~Scope() {
+    if (!profile_) return;
+    try {
+        auto& timer = profile_->timers_[index_];
+        timer.stop();
+        profile_->entries_[index_].calls += 1;
+        profile_->entries_[index_].total_seconds += timer.seconds();
+    } catch (...) {
+        // A device failure here resurfaces at the next checked call; a destructor must not throw.
+    }
+}
+
+void PhaseProfile::add(std::string_view name, double seconds) {
+    if (!enabled_) return;
+    std::size_t i = index_of(name);
+    entries_[i].calls += 1;
+    entries_[i].total_seconds += seconds;
+}
+
+double PhaseProfile::total_seconds() const {
+    double total = 0.0;
+    for (const auto& e : entries_) total += e.total_seconds;
+    return total;
+}
+
+std::string PhaseProfile::report() const {
+    std::string out;
+    char line[256];
+    std::snprintf(line, sizeof line, "%-28s %10s %12s %12s %7s\n", "phase", "calls", "total_s", "mean_ms", "share");
+    out += line;
+    double total = total_seconds();
+    for (const auto& e : entries_) {
+        std::snprintf(line, sizeof line, "%-28s %10llu %12.6f %12.4f %6.1f%%\n", e.name.c_str(),
+                      static_cast<unsigned long long>(e.calls), e.total_seconds,
+                      e.calls ? 1e3 * e.total_seconds / static_cast<double>(e.calls) : 0.0,
+                      total > 0 ? 100.0 * e.total_seconds / total : 0.0);
+        out += line;
+    }
+    return out;
+}
+
+std::string PhaseProfile::report_json() const {
+    std::string out = "{";
+    char value[128];
+    for (std::size_t i = 0; i < entries_.size(); ++i) {
+        std::snprintf(value, sizeof value, ":{\"calls\":%llu,\"seconds\":%.9g}",
+                      static_cast<unsigned long long>(entries_[i].calls), entries_[i].total_seconds);
+        out += (i ? "," : "") + json_quote(entries_[i].name) + value;
+    }
+    return out + "}";
+}
+
+}  // namespace partikel

@@ -1,0 +1,37 @@
+// Small fixed-size vectors for kernel code (both backends). Plain aggregates: a column of
+// f32 x 3 values can be viewed as an array of Vec3<float>.
+#pragma once
+
+#include <cmath>
+
+#include "core/launch.hpp"
+
+namespace partikel {
+
+template <class T> struct Vec3 {
+    T x, y, z;
+    PK_DEVICE_INLINE T& operator[](int k) { return k == 0 ? x : (k == 1 ? y : z); }
+    PK_DEVICE_INLINE const T& operator[](int k) const { return k == 0 ? x : (k == 1 ? y : z); }
+};
+static_assert(sizeof(Vec3<float>) == 12, "Vec3<float> must match an f32 x 3 column");
+
+using Vec3f = Vec3<float>;
+using Vec3d = Vec3<double>;
+
+template <class T> PK_DEVICE_INLINE Vec3<T> operator+(Vec3<T> a, Vec3<T> b) { return {a.x + b.x, a.y + b.y, a.z + b.z}; }
+template <class T> PK_DEVICE_INLINE Vec3<T> operator-(Vec3<T> a, Vec3<T> b) { return {a.x - b.x, a.y - b.y, a.z - b.z}; }
+template <class T> PK_DEVICE_INLINE Vec3<T> operator-(Vec3<T> a) { return {-a.x, -a.y, -a.z}; }
+template <class T> PK_DEVICE_INLINE Vec3<T> operator*(T s, Vec3<T> a) { return {s * a.x, s * a.y, s * a.z}; }
+template <class T> PK_DEVICE_INLINE Vec3<T> operator*(Vec3<T> a, T s) { return {s * a.x, s * a.y, s * a.z}; }
+template <class T> PK_DEVICE_INLINE Vec3<T> operator/(Vec3<T> a, T s) { return {a.x / s, a.y / s, a.z / s}; }
+template <class T> PK_DEVICE_INLINE Vec3<T>& operator+=(Vec3<T>& a, Vec3<T> b) { a.x += b.x; a.y += b.y; a.z += b.z; return a; }
+template <class T> PK_DEVICE_INLINE Vec3<T>& operator-=(Vec3<T>& a, Vec3<T> b) { a.x -= b.x; a.y -= b.y; a.z -= b.z; return a; }
+template <class T> PK_DEVICE_INLINE Vec3<T>& operator*=(Vec3<T>& a, T s) { a.x *= s; a.y *= s; a.z *= s; return a; }
+template <class T> PK_DEVICE_INLINE T dot(Vec3<T> a, Vec3<T> b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+template <class T> PK_DEVICE_INLINE Vec3<T> cross(Vec3<T> a, Vec3<T> b) {
+    return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
+}
+template <class T> PK_DEVICE_INLINE T norm2(Vec3<T> a) { return dot(a, a); }
+template <class T> PK_DEVICE_INLINE T norm(Vec3<T> a) { using std::sqrt; return sqrt(dot(a, a)); }
+
+}  // namespace partikel

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Install the Debian/Ubuntu packages Partikel needs, only those missing (apt-get; sudo when
+# not root). Works on Debian 12 and Ubuntu 24.04. Nothing is downloaded from anywhere else.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config git
+  libcli11-dev doctest-dev
+  libhdf5-dev hdf5-tools
+  libzstd-dev zstd
+  libopenexr-dev libimath-dev
+  libfftw3-dev
+  libpng-dev
+  libopenmpi-dev openmpi-bin
+  python3 python3-numpy python3-h5py
+  gnuplot-nox
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+# The OpenMP runtime comes with g++ (libgomp); clang users need libomp-dev in addition.
+
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+sudo_cmd=()
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null 2>&1; then
+    sudo_cmd=(sudo)
+  else
+    echo "install-deps: error: not root and no sudo; install these packages: ${missing[*]}" >&2
+    exit 1
+  fi
+fi
+
+echo "install-deps: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -qq
+"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,90 @@
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <random>
+#include <vector>
+
+#include "core/buffer.hpp"
+#include "kernels.hpp"
+#include "support/backends.hpp"
+
+using namespace partikel;
+
+namespace {
+
+void saxpy_body(const Backend& b) {
+    for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{4099}, (std::size_t{1} << 24) + 1}) {
+        CAPTURE(n);
+        std::vector<float> x(n), y(n);
+        for (std::size_t i = 0; i < n; ++i) {
+            x[i] = static_cast<float>(i % 1000) * 0.5f;
+            y[i] = static_cast<float>(i % 7);
+        }
+        DeviceBuffer<float> dx(b, n), dy(b, n);
+        dx.copy_from_host(x);
+        dy.copy_from_host(y);
+        test::saxpy(b, n, 2.0f, dx.data(), dy.data());
+        auto got = dy.to_vector();
+        bool ok = true;
+        for (std::size_t i = 0; i < n; ++i) ok = ok && got[i] == 2.0f * x[i] + y[i];
+        CHECK(ok);
+    }
+}
+
+void atomics_body(const Backend& b) {
+    for (std::size_t n : {std::size_t{1}, std::size_t{7919}, std::size_t{1000003}}) {
+        CAPTURE(n);
+        std::mt19937 rng(7);
+        std::vector<std::uint32_t> values(n);
+        std::vector<float> floats(n);
+        std::uniform_real_distribution<float> dist(-50.0f, 20.0f);
+        for (std::size_t i = 0; i < n; ++i) {
+            values[i] = rng();
+            floats[i] = dist(rng);
+        }
+        const std::uint32_t bins = 97;
+        DeviceBuffer<std::uint32_t> dv(b, n), counts(b, bins), max_out(b, 1);
+        DeviceBuffer<float> df(b, n), fmin(b, 1), fmax(b, 1);
+        dv.copy_from_host(values);
+        df.copy_from_host(floats);
+        counts.fill_zero();
+        max_out.fill_zero();
+        std::vector<float> start_min = {1e30f}, start_max = {-1e30f};
+        fmin.copy_from_host(start_min);
+        fmax.copy_from_host(start_max);
+        test::atomic_checks(b, n, dv.data(), bins, counts.data(), max_out.data(), df.data(), fmin.data(), fmax.data());
+        std::vector<std::uint32_t> want(bins, 0);
+        for (auto v : values) ++want[v % bins];
+        CHECK(counts.to_vector() == want);
+        CHECK(max_out.to_vector()[0] == *std::max_element(values.begin(), values.end()));
+        CHECK(fmin.to_vector()[0] == *std::min_element(floats.begin(), floats.end()));
+        CHECK(fmax.to_vector()[0] == *std::max_element(floats.begin(), floats.end()));
+    }
+}
+
+void buffer_body(const Backend& b) {
+    DeviceBuffer<double> a(b, 10);
+    std::vector<double> v(10);
+    for (int i = 0; i < 10; ++i) v[i] = i * 1.5;
+    a.copy_from_host(v);
+    DeviceBuffer<double> c(b, 10);
+    c.copy_from(a, 10);
+    CHECK(c.to_vector() == v);
+    std::vector<double> part(3);
+    c.copy_to_host(part, 7);
+    CHECK(part == std::vector<double>{10.5, 12.0, 13.5});
+    CHECK_THROWS_AS(c.copy_to_host(part, 8), UsageError);
+    DeviceBuffer<double> moved = std::move(c);
+    CHECK(moved.size() == 10);
+    CHECK(c.size() == 0);
+    PinnedBuffer<double> pinned(b, 10);
+    moved.copy_to_host_async(pinned.span());
+    b.synchronize();
+    CHECK(std::equal(v.begin(), v.end(), pinned.data()));
+}
+
+}  // namespace
+
+PK_BACKEND_TEST("core.for_each runs every index once", saxpy_body)
+PK_BACKEND_TEST("core.atomics add/min/max under contention", atomics_body)
+PK_BACKEND_TEST("core.buffers copy, move and transfer", buffer_body)

@@ -1,0 +1,69 @@
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <string>
+
+#include "core/log.hpp"
+#include "core/progress.hpp"
+#include "core/timer.hpp"
+
+using namespace partikel;
+
+namespace {
+std::string read_all(std::FILE* f) {
+    std::rewind(f);
+    std::string out;
+    char buf[256];
+    while (std::fgets(buf, sizeof buf, f)) out += buf;
+    return out;
+}
+}  // namespace
+
+TEST_CASE("core.log text and json lines, levels filter") {
+    std::FILE* f = std::tmpfile();
+    Log log("prog", LogLevel::info, LogFormat::text, f);
+    log.debug("hidden");
+    log.warning("careful");
+    log.set_format(LogFormat::json);
+    log.error("bad \"thing\"\n");
+    std::string text = read_all(f);
+    CHECK(text.find("hidden") == std::string::npos);
+    CHECK(text.find("prog: warning: careful\n") != std::string::npos);
+    CHECK(text.find("\"level\":\"error\",\"message\":\"bad \\\"thing\\\"\\n\"}") != std::string::npos);
+    std::fclose(f);
+}
+
+TEST_CASE("core.progress line has bar, percentage, rate and ETA") {
+    std::string line = Progress::format_line("step", 50, 200, 10, "steps", 10);
+    CHECK(line == "step [##        ]  25.0% 10 steps/s ETA 00:15");
+    CHECK(Progress::format_line("x", 0, 0, 0, "u", 4).find("ETA --:--") != std::string::npos);
+}
+
+TEST_CASE("core.progress is silent when disabled") {
+    std::FILE* f = std::tmpfile();
+    Log log("prog", LogLevel::info, LogFormat::text, f);
+    {
+        Progress p(log, "work", 10, "items", false);
+        p.update(5);
+        p.finish();
+    }
+    CHECK(read_all(f).empty());
+    std::fclose(f);
+}
+
+TEST_CASE("core.phase profile sums phases") {
+    Backend b = Backend::cpu(1);
+    PhaseProfile profile(b, true);
+    for (int i = 0; i < 3; ++i) {
+        auto scope = profile.phase("sort");
+    }
+    profile.add("io", 0.5);
+    REQUIRE(profile.entries().size() == 2);
+    CHECK(profile.entries()[0].calls == 3);
+    CHECK(profile.entries()[1].total_seconds == doctest::Approx(0.5));
+    CHECK(profile.report().find("sort") != std::string::npos);
+    CHECK(profile.report_json().starts_with("{\"sort\":{\"calls\":3"));
+    PhaseProfile off(b, false);
+    { auto scope = off.phase("x"); }
+    CHECK(off.entries().empty());
+}

@@ -1,0 +1,134 @@
+#include "common/tool.hpp"
+
+#include <omp.h>
+
+#include <cstdio>
+#include <new>
+
+#include "core/error.hpp"
+#include "core/io.hpp"
+#include "partikel_config.hpp"
+#if PARTIKEL_HAVE_CUDA
+#include "core/cuda/runtime.hpp"
+#endif
+
+namespace partikel::tools {
+
+namespace {
+std::string one_line(std::string text) {
+    for (char& c : text)
+        if (c == '\n' || c == '\r') c = ' ';
+    return text;
+}
+}  // namespace
+
+std::string version_text(const std::string& program) {
+    std::string out = program + " (Partikel) " PARTIKEL_VERSION "\ncommit: " PARTIKEL_GIT_COMMIT "\n";
+    out += "backends: cpu (OpenMP, " + std::to_string(omp_get_max_threads()) + " threads)";
+#if PARTIKEL_HAVE_CUDA
+    out += ", cuda (built for sm_" PARTIKEL_CUDA_ARCHITECTURES "; " + cuda_rt::runtime_version() + ")\n";
+#else
+    out += "; cuda not built\n";
+#endif
+    auto gpus = cuda_devices();
+    if (gpus.empty()) {
+        out += "gpu: none (" + cuda_unavailable_reason() + ")\n";
+    } else {
+        for (const auto& g : gpus)
+            out += "gpu: cuda:" + std::to_string(g.index) + " " + g.name + " (sm_" + std::to_string(g.compute_major) +
+                   std::to_string(g.compute_minor) + ", " + std::to_string(g.multiprocessors) + " SMs, " +
+                   std::to_string(g.total_memory_bytes >> 20) + " MiB)\n";
+    }
+    return out;
+}
+
+Tool::Tool(std::string name, std::string description)
+    : name_(std::move(name)), app_(std::move(description), name_), log_(name_) {
+    app_.get_formatter()->column_width(30);
+    app_.set_help_flag("-h,--help", "Print this help and exit");
+    app_.add_flag_callback("--version", [this] {
+        print_version();
+        throw CLI::Success();
+    }, "Print version, commit, backends and GPU, then exit");
+    app_.set_config("--config", "", "Read options from a TOML/INI file (flag = value per line)");
+    app_.add_flag("-q,--quiet", options_.quiet, "Only errors on stderr");
+    app_.add_flag("-v,--verbose", options_.verbose, "Debug messages on stderr");
+    app_.add_flag("--progress", options_.progress, "Show progress on stderr even when it is not a terminal");
+    app_.add_option("--log-format", options_.log_format, "Log lines as text or json")
+        ->check(CLI::IsMember({"text", "json"}))
+        ->capture_default_str();
+}
+
+void Tool::add_common(unsigned flags) {
+    if (flags & kInput) app_.add_option("-i,--input", options_.input, "Input file ('-': stdin)")->capture_default_str();
+    if (flags & kOutput) {
+        app_.add_option("-o,--output", options_.output, "Output file ('-': stdout)")->capture_default_str();
+        app_.add_flag("-f,--force", options_.force, "Write binary data even to a terminal");
+    }
+    if (flags & kDevice)
+        app_.add_option("--device", options_.device, "auto, cpu, cuda or cuda:N")->capture_default_str();
+    if (flags & kThreads)
+        app_.add_option("--threads", options_.threads, "CPU threads (0: all cores)")
+            ->check(CLI::NonNegativeNumber)
+            ->capture_default_str();
+    if (flags & kSeed) app_.add_option("--seed", options_.seed, "Random seed")->capture_default_str();
+    if (flags & kProfile) app_.add_flag("--profile", options_.profile, "Print a per-phase time summary on stderr");
+}
+
+void Tool::print_version() const { std::fputs(version_text(name_).c_str(), stdout); }
+
+Backend Tool::open_backend() {
+    if (options_.threads > 0) omp_set_num_threads(options_.threads);
+    Backend backend = select_backend(options_.device, options_.threads, &log_);
+    log_.debug("device: " + backend.describe());
+    return backend;
+}
+
+Progress Tool::progress(std::string label, double total, std::string unit) {
+    bool enabled = !options_.quiet && (options_.progress || stderr_is_terminal());
+    return Progress(log_, std::move(label), total, std::move(unit), enabled);
+}
+
+int Tool::run(int argc, char** argv, const std::function<int(Tool&)>& body) {
+    std::vector<std::string> args;
+    for (int i = 1; i < argc; ++i) args.emplace_back(argv[i]);
+    return run(std::move(args), body);
+}
+
+int Tool::run(std::vector<std::string> args, const std::function<int(Tool&)>& body) {
+    install_signal_cleanup();
+    command_line_ = name_;
+    for (const auto& a : args) command_line_ += " " + a;
+    try {
+        std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes them reversed
+        app_.parse(reversed);
+    } catch (const CLI::Success& e) {
+        return app_.exit(e);
+    } catch (const CLI::ParseError& e) {
+        std::fprintf(stderr, "%s: error: %s\nRun '%s --help' for usage.\n", name_.c_str(), one_line(e.what()).c_str(),
+                     name_.c_str());
+        return kExitUsage;
+    }
+    log_.set_format(options_.log_format == "json" ? LogFormat::json : LogFormat::text);
+    log_.set_level(options_.quiet ? LogLevel::error : options_.verbose ? LogLevel::debug : LogLevel::info);
+    try {
+        return body(*this);
+    } catch (const UsageError& e) {
+        log_.error(one_line(e.what()));
+        return failure_exit_code_ == kExitFailure ? kExitUsage : failure_exit_code_;
+    } catch (const BrokenPipe&) {
+        log_.debug("output pipe closed by the reader; stopping");
+        return 128 + 13;  // as if killed by SIGPIPE, without the noise
+    } catch (const Error& e) {
+        log_.error(one_line(e.what()));
+        return failure_exit_code_;
+    } catch (const std::bad_alloc&) {
+        log_.error("out of host memory");
+        return failure_exit_code_;
+    } catch (const std::exception& e) {
+        log_.error("internal error: " + one_line(e.what()));
+        return failure_exit_code_;
+    }
+}
+
+}  // namespace partikel::tools

@@ -1,0 +1,96 @@
+// The conventions every Partikel program shares, on CLI11: common flags spelled the same
+// everywhere, --version, --config, logging, device selection, exit codes, signals.
+//
+//   int main(int argc, char** argv) {
+//       partikel::tools::Tool tool("particle-info", "Describe particle files");
+//       tool.add_common(partikel::tools::kInput | partikel::tools::kThreads);
+//       tool.app().add_flag("--json", json, "machine-readable output");
+//       return tool.run(argc, argv, [&](Tool& t) { ...; return 0; });
+//   }
+//
+// Exit codes: 0 ok, 1 runtime error, 2 usage error, 130/143 interrupted, 141 broken pipe.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/backend.hpp"
+#include "core/log.hpp"
+#include "core/progress.hpp"
+
+namespace partikel::tools {
+
+enum CommonFlag : unsigned {
+    kInput = 1u << 0,     // -i/--input (default "-": stdin)
+    kOutput = 1u << 1,    // -o/--output (default "-": stdout), --force
+    kDevice = 1u << 2,    // --device auto|cpu|cuda|cuda:N
+    kThreads = 1u << 3,   // --threads N
+    kSeed = 1u << 4,      // --seed N
+    kProfile = 1u << 5,   // --profile
+};
+
+struct CommonOptions {
+    std::string input = "-";
+    std::string output = "-";
+    std::string device = "auto";
+    int threads = 0;
+    std::uint64_t seed = 1;
+    bool quiet = false;
+    bool verbose = false;
+    bool progress = false;
+    bool force = false;
+    bool profile = false;
+    std::string log_format = "text";
+};
+
+enum ExitCode : int { kExitOk = 0, kExitFailure = 1, kExitUsage = 2 };
+
+class Tool {
+public:
+    Tool(std::string name, std::string description);
+
+    CLI::App& app() { return app_; }
+    CommonOptions& options() { return options_; }
+    const std::string& name() const { return name_; }
+    Log& log() { return log_; }
+
+    // Add the shared flags selected by `flags` (a CommonFlag mask). --quiet, --verbose,
+    // --progress, --log-format, --config and --version are always present.
+    void add_common(unsigned flags);
+
+    // Exit status used for runtime errors (default 1; compare-results uses 2 for "trouble").
+    void set_failure_exit_code(int code) { failure_exit_code_ = code; }
+
+    // The backend from --device and --threads; "auto" without a GPU logs a one-line note.
+    Backend open_backend();
+    // A progress display honouring --progress/--quiet and whether stderr is a terminal.
+    Progress progress(std::string label, double total, std::string unit);
+    // The command line as typed (for provenance attributes).
+    const std::string& command_line() const { return command_line_; }
+
+    // Parse, configure logging, run `body`, and map every failure to a message and exit code.
+    int run(int argc, char** argv, const std::function<int(Tool&)>& body);
+    int run(std::vector<std::string> args, const std::function<int(Tool&)>& body);
+
+private:
+    void print_version() const;
+
+    std::string name_;
+    CLI::App app_;
+    CommonOptions options_;
+    Log log_;
+    std::string command_line_;
+    int failure_exit_code_ = kExitFailure;
+    bool show_version_ = false;
+};
+
+// Version text: version, git commit, backends compiled in, GPU found.
+std::string version_text(const std::string& program);
+
+}  // namespace partikel::tools
