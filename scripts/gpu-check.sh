@@ -2,7 +2,9 @@
 # On the GPU machine (see DEVELOPERS.md, "The GPU machine"): build with CUDA for sm_90, run
 # the `gpu` tests (CUDA against CPU) and the benchmarks, and leave logs under $OUT.
 #
-#   scripts/gpu-check.sh [--no-tests] [--no-bench] [--bench NAME]... [--jobs N]
+#   scripts/gpu-check.sh [--no-tests] [--no-bench] [--bench NAME]... [--target T]... [--tests REGEX] [--jobs N]
+#
+# --target builds only those targets (default: all); --tests limits the gpu tests by name.
 #
 # Carry .deps (OpenEXR packages from ../shared/device/fetch-exr-debs.sh) when the machine
 # has no OpenEXR. Prints a short summary last.
@@ -12,6 +14,8 @@ cd "$(dirname "$0")/.."
 run_tests=1
 run_bench=1
 benches=()
+targets=()
+test_regex=
 jobs=$(nproc)
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -19,6 +23,8 @@ while [ $# -gt 0 ]; do
     --no-bench) run_bench=0 ;;
     --bench) benches+=("$2"); shift ;;
     --jobs) jobs=$2; shift ;;
+    --target) targets+=(--target "$2"); shift ;;
+    --tests) test_regex=$2; shift ;;
     *) echo "gpu-check: error: unknown option $1" >&2; exit 2 ;;
   esac
   shift
@@ -44,14 +50,14 @@ if ! cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPARTIKEL_CUDA=
       -DCMAKE_CUDA_ARCHITECTURES=90 > "$OUT/configure.log" 2>&1; then
   tail -30 "$OUT/configure.log"; exit 1
 fi
-if ! cmake --build "$build" -j "$jobs" > "$OUT/build.log" 2>&1; then
+if ! cmake --build "$build" -j "$jobs" "${targets[@]}" > "$OUT/build.log" 2>&1; then
   grep -E "error|Error" "$OUT/build.log" | head -40; exit 1
 fi
 
 status=0
 if [ $run_tests = 1 ]; then
   echo "== gpu tests"
-  (cd "$build" && PARTIKEL_REQUIRE_GPU=1 ctest -L gpu --output-on-failure --timeout 600) > "$OUT/gpu-tests.log" 2>&1 || status=1
+  (cd "$build" && PARTIKEL_REQUIRE_GPU=1 ctest -L gpu ${test_regex:+-R "$test_regex"} --output-on-failure --timeout 600) > "$OUT/gpu-tests.log" 2>&1 || status=1
   grep -E "tests passed|tests failed|\*\*\*Failed|Failed  |Passed" "$OUT/gpu-tests.log" | tail -40
 fi
 
