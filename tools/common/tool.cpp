@@ -65,8 +65,20 @@ void Tool::add_common(unsigned flags) {
         app_.add_option("-o,--output", options_.output, "Output file ('-': stdout)")->capture_default_str();
         app_.add_flag("-f,--force", options_.force, "Write binary data even to a terminal");
     }
-    if (flags & kDevice)
-        app_.add_option("--device", options_.device, "auto, cpu, cuda or cuda:N")->capture_default_str();
+    if (flags & kDevice) {
+        // Checked while parsing, so a bad value is a usage error before any input is read.
+        CLI::Validator device_spec(
+            [](std::string& spec) -> std::string {
+                bool ok = spec == "auto" || spec == "cpu" || spec == "cuda" ||
+                          (spec.size() > 5 && spec.starts_with("cuda:") &&
+                           spec.find_first_not_of("0123456789", 5) == std::string::npos);
+                return ok ? std::string() : "expected auto, cpu, cuda or cuda:N, got '" + spec + "'";
+            },
+            "DEVICE");
+        app_.add_option("--device", options_.device, "auto, cpu, cuda or cuda:N")
+            ->check(device_spec)
+            ->capture_default_str();
+    }
     if (flags & kThreads)
         app_.add_option("--threads", options_.threads, "CPU threads (0: all cores)")
             ->check(CLI::NonNegativeNumber)

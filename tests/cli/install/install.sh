@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# `make install` gives programs, man pages, headers and a CMake package that another project
+# can find_package(Partikel) and link (examples/00_find_package).
+set -eu
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cmake --install "$PARTIKEL_BUILD_DIR" --prefix "$work/prefix" >/dev/null
+for f in include/partikel/core/backend.hpp include/partikel/formats/frame.hpp include/partikel/partikel_config.hpp \
+         lib/cmake/Partikel/PartikelConfig.cmake; do
+  [ -e "$work/prefix/$f" ] || { echo "FAIL missing $f"; exit 1; }
+done
+ls "$work/prefix/bin" | grep -q . || { echo "FAIL no programs installed"; exit 1; }
+for prog in "$work/prefix/bin"/*; do
+  name=$(basename "$prog")
+  [ -e "$work/prefix/share/man/man1/$name.1" ] || { echo "FAIL no man page for $name"; exit 1; }
+done
+if find "$work/prefix/include" -name '*.cuh' | grep -q .; then echo "FAIL CUDA headers installed"; exit 1; fi
+cmake -S "$PARTIKEL_SOURCE_DIR/examples/00_find_package" -B "$work/consumer" -G Ninja \
+      -DCMAKE_PREFIX_PATH="$work/prefix" >"$work/configure.log" 2>&1 || { cat "$work/configure.log"; exit 1; }
+cmake --build "$work/consumer" >"$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }
+out=$("$work/consumer/consumer")
+[ "$out" = "500500" ] || { echo "FAIL consumer printed '$out'"; exit 1; }
+echo "installed and consumed: ok"
