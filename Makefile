@@ -26,7 +26,10 @@ test: build
 test-gpu: build
 	@cd $(BUILD) && ctest --output-on-failure -L gpu
 
-# ASan + UBSan build of the CPU code, in its own build folder.
+# ASan + UBSan build of the CPU code, in its own build folder. Huge allocations (the
+# out-of-memory tests) must fail cleanly instead of aborting the sanitizer.
+sanitize: export ASAN_OPTIONS = allocator_may_return_null=1
+sanitize: export UBSAN_OPTIONS = print_stacktrace=1:halt_on_error=1
 sanitize:
 	@$(MAKE) test BUILD=build-sanitize CMAKE_FLAGS="-DPARTIKEL_CUDA=OFF -DPARTIKEL_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo"
 
