@@ -190,7 +190,7 @@ public:
             peeked_.insert(peeked_.end(), buf, buf + n);
         }
         std::size_t n = std::min(bytes, peeked_.size());
-        std::memcpy(data, peeked_.data(), n);
+        if (n) std::memcpy(data, peeked_.data(), n);  // an empty vector's data() may be null
         return n;
     }
     std::uint64_t position() const override { return position_; }
