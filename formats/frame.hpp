@@ -14,11 +14,13 @@
 #include <cstdint>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -68,10 +70,25 @@ struct WellKnownColumn {
 };
 std::optional<WellKnownColumn> well_known_column(std::string_view name);
 
+// Allocates without value-initialising, so that readers can fill large columns without first
+// writing zeros over them; Column zeroes explicitly wherever its contract says "zero".
+template <class T> struct DefaultInitAllocator : std::allocator<T> {
+    template <class U> struct rebind { using other = DefaultInitAllocator<U>; };
+    using std::allocator<T>::allocator;
+    template <class U> void construct(U* p) noexcept { ::new (static_cast<void*>(p)) U; }
+    template <class U, class... Args> void construct(U* p, Args&&... args) {
+        ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+    }
+};
+
 class Column {
 public:
     Column() = default;
+    // A zero-filled column.
     Column(std::string name, ScalarType type, std::uint32_t components, std::uint64_t count, Unit unit = {});
+    // A column whose values are left unset, for readers that overwrite every byte.
+    static Column uninitialized(std::string name, ScalarType type, std::uint32_t components, std::uint64_t count,
+                                Unit unit = {});
 
     const std::string& name() const { return name_; }
     void rename(std::string name) { name_ = std::move(name); }
@@ -109,7 +126,7 @@ private:
     std::uint32_t components_ = 1;
     std::uint64_t count_ = 0;
     Unit unit_{};
-    std::vector<std::byte> bytes_;
+    std::vector<std::byte, DefaultInitAllocator<std::byte>> bytes_;
 };
 
 class Group {

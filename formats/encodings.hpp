@@ -1,0 +1,26 @@
+// Factories of the individual encodings, behind open_reader/open_writer (reader.hpp).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "core/io.hpp"
+#include "formats/reader.hpp"
+
+namespace partikel::fmt {
+
+// HDF5 / openPMD (formats/openpmd/). `path` may hold %T (fileBased iteration encoding).
+std::unique_ptr<FrameReader> make_hdf5_reader(const std::string& path);
+std::unique_ptr<FrameWriter> make_hdf5_writer(const std::string& path, const WriterOptions& options);
+
+// Text and export encodings (formats/text/). Writers take a name that may hold %T.
+std::unique_ptr<FrameReader> make_csv_reader(std::unique_ptr<InputStream> in);
+std::unique_ptr<FrameWriter> make_csv_writer(const std::string& path, const WriterOptions& options);
+std::unique_ptr<FrameWriter> make_vtk_writer(const std::string& path);
+std::unique_ptr<FrameWriter> make_ply_writer(const std::string& path);
+
+// `pattern` with its first %T replaced by `step` (one file per frame); `pattern` itself when
+// it has no %T.
+std::string expand_step_pattern(const std::string& pattern, std::int64_t step);
+
+}  // namespace partikel::fmt

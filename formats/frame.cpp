@@ -1,0 +1,267 @@
+#include "formats/frame.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+
+namespace partikel::fmt {
+
+std::size_t scalar_size(ScalarType type) {
+    switch (type) {
+    case ScalarType::u8: return 1;
+    case ScalarType::i32: case ScalarType::u32: case ScalarType::f32: return 4;
+    case ScalarType::i64: case ScalarType::u64: case ScalarType::f64: return 8;
+    }
+    throw UsageError("unknown scalar type code " + std::to_string(static_cast<int>(type)));
+}
+
+std::string_view scalar_name(ScalarType type) {
+    switch (type) {
+    case ScalarType::u8: return "u8";
+    case ScalarType::i32: return "i32";
+    case ScalarType::u32: return "u32";
+    case ScalarType::i64: return "i64";
+    case ScalarType::u64: return "u64";
+    case ScalarType::f32: return "f32";
+    case ScalarType::f64: return "f64";
+    }
+    return "?";
+}
+
+std::optional<ScalarType> parse_scalar_type(std::string_view name) {
+    for (auto t : {ScalarType::u8, ScalarType::i32, ScalarType::u32, ScalarType::i64, ScalarType::u64,
+                   ScalarType::f32, ScalarType::f64})
+        if (scalar_name(t) == name) return t;
+    return std::nullopt;
+}
+
+bool is_float(ScalarType type) { return type == ScalarType::f32 || type == ScalarType::f64; }
+
+namespace {
+
+std::string format_power(const char* symbol, double power) {
+    if (power == 0) return {};
+    std::string s = symbol;
+    if (power != 1) {
+        char buf[32];
+        auto [end, ec] = std::to_chars(buf, buf + sizeof buf, power);
+        s += '^';
+        s.append(buf, end);
+    }
+    return s;
+}
+
+}  // namespace
+
+std::string unit_symbol(const Unit& unit) {
+    static const char* const symbols[7] = {"m", "kg", "s", "A", "K", "mol", "cd"};
+    std::string numerator, denominator;
+    for (int i = 0; i < 7; ++i) {
+        double p = unit.dimension[i];
+        if (p > 0) {
+            if (!numerator.empty()) numerator += ' ';
+            numerator += format_power(symbols[i], p);
+        } else if (p < 0) {
+            if (!denominator.empty()) denominator += ' ';
+            denominator += format_power(symbols[i], -p);
+        }
+    }
+    // Named units people expect to read.
+    const UnitDimension pascal{-1, 1, -2, 0, 0, 0, 0}, newton{1, 1, -2, 0, 0, 0, 0}, joule{2, 1, -2, 0, 0, 0, 0};
+    std::string s;
+    if (unit.dimension == pascal) s = "Pa";
+    else if (unit.dimension == newton) s = "N";
+    else if (unit.dimension == joule) s = "J";
+    else if (numerator.empty() && denominator.empty()) s = "1";
+    else if (denominator.empty()) s = numerator;
+    else {
+        bool compound = denominator.find(' ') != std::string::npos;
+        s = (numerator.empty() ? "1" : numerator) + "/" + (compound ? "(" + denominator + ")" : denominator);
+    }
+    if (unit.si_factor != 1.0) {
+        char buf[32];
+        auto [end, ec] = std::to_chars(buf, buf + sizeof buf, unit.si_factor);
+        s = std::string(buf, end) + " " + s;
+    }
+    return s;
+}
+
+std::optional<WellKnownColumn> well_known_column(std::string_view name) {
+    using S = ScalarType;
+    static const WellKnownColumn table[] = {
+        {"position", S::f32, 3, {{1, 0, 0, 0, 0, 0, 0}, 1.0}},
+        {"velocity", S::f32, 3, {{1, 0, -1, 0, 0, 0, 0}, 1.0}},
+        {"acceleration", S::f32, 3, {{1, 0, -2, 0, 0, 0, 0}, 1.0}},
+        {"force", S::f32, 3, {{1, 1, -2, 0, 0, 0, 0}, 1.0}},
+        {"mass", S::f32, 1, {{0, 1, 0, 0, 0, 0, 0}, 1.0}},
+        {"density", S::f32, 1, {{-3, 1, 0, 0, 0, 0, 0}, 1.0}},
+        {"pressure", S::f32, 1, {{-1, 1, -2, 0, 0, 0, 0}, 1.0}},
+        {"stress", S::f32, 6, {{-1, 1, -2, 0, 0, 0, 0}, 1.0}},
+        {"strain_rate", S::f32, 6, {{0, 0, -1, 0, 0, 0, 0}, 1.0}},
+        {"smoothing_length", S::f32, 1, {{1, 0, 0, 0, 0, 0, 0}, 1.0}},
+        {"potential", S::f32, 1, {{2, 0, -2, 0, 0, 0, 0}, 1.0}},
+        {"energy", S::f32, 1, {{2, 1, -2, 0, 0, 0, 0}, 1.0}},
+        {"id", S::u64, 1, {}},
+        {"kind", S::u8, 1, {}},
+        {"color", S::f32, 1, {}},
+        {"valid", S::u8, 1, {}},
+        {"neighbor_count", S::u32, 1, {}},
+    };
+    for (const auto& c : table)
+        if (c.name == name) return c;
+    return std::nullopt;
+}
+
+namespace {
+
+// Names become HDF5 link names and CSV headers (SPEC.md §1).
+void check_name(std::string_view name, const char* what) {
+    bool bad = name.empty() || name.size() > 255 || name == "." || name == ".." ||
+               name.find('/') != std::string_view::npos || name.find('\0') != std::string_view::npos;
+    if (bad) throw UsageError(std::string("invalid ") + what + " name \"" + std::string(name) +
+                              "\" (1-255 bytes, no '/' or NUL, not . or ..)");
+}
+
+std::size_t checked_bytes(std::uint64_t count, std::uint32_t components, ScalarType type) {
+    if (components == 0) throw UsageError("a column needs at least one component");
+    const std::uint64_t row = std::uint64_t(components) * scalar_size(type);
+    if (count > SIZE_MAX / row) throw UsageError("column of " + std::to_string(count) + " rows is too large");
+    return static_cast<std::size_t>(count * row);
+}
+
+}  // namespace
+
+Column::Column(std::string name, ScalarType type, std::uint32_t components, std::uint64_t count, Unit unit)
+    : name_(std::move(name)), type_(type), components_(components), count_(count), unit_(unit) {
+    check_name(name_, "column");
+    bytes_.resize(checked_bytes(count, components, type));
+    if (!bytes_.empty()) std::memset(bytes_.data(), 0, bytes_.size());
+}
+
+Column Column::uninitialized(std::string name, ScalarType type, std::uint32_t components, std::uint64_t count, Unit unit) {
+    Column c;
+    c.name_ = std::move(name);
+    check_name(c.name_, "column");
+    c.type_ = type;
+    c.components_ = components;
+    c.count_ = count;
+    c.unit_ = unit;
+    c.bytes_.resize(checked_bytes(count, components, type));
+    return c;
+}
+
+void Column::resize(std::uint64_t count) {
+    const std::size_t old = bytes_.size();
+    bytes_.resize(checked_bytes(count, components_, type_));
+    if (bytes_.size() > old) std::memset(bytes_.data() + old, 0, bytes_.size() - old);
+    count_ = count;
+}
+
+void Column::check_type(ScalarType wanted) const {
+    if (wanted != type_)
+        throw UsageError("column \"" + name_ + "\" holds " + std::string(scalar_name(type_)) + ", not " +
+                         std::string(scalar_name(wanted)));
+}
+
+double Column::as_double(std::uint64_t row, std::uint32_t component) const {
+    const std::size_t i = static_cast<std::size_t>(row) * components_ + component;
+    auto load = [&](auto tag) {
+        decltype(tag) v;
+        std::memcpy(&v, bytes_.data() + i * sizeof v, sizeof v);
+        return static_cast<double>(v);
+    };
+    switch (type_) {
+    case ScalarType::u8: return load(std::uint8_t{});
+    case ScalarType::i32: return load(std::int32_t{});
+    case ScalarType::u32: return load(std::uint32_t{});
+    case ScalarType::i64: return load(std::int64_t{});
+    case ScalarType::u64: return load(std::uint64_t{});
+    case ScalarType::f32: return load(float{});
+    case ScalarType::f64: return load(double{});
+    }
+    return 0.0;
+}
+
+Column& Group::add_column(std::string name, ScalarType type, std::uint32_t components, Unit unit) {
+    return add_column(Column(std::move(name), type, components, count_, unit));
+}
+
+Column& Group::add_well_known(std::string_view name) {
+    auto known = well_known_column(name);
+    if (!known) throw UsageError("\"" + std::string(name) + "\" is not a well-known column name");
+    return add_column(std::string(name), known->type, known->components, known->unit);
+}
+
+Column& Group::add_column(Column column) {
+    if (find(column.name())) throw UsageError("group \"" + name_ + "\" already has a column \"" + column.name() + "\"");
+    if (column.count() != count_)
+        throw UsageError("column \"" + column.name() + "\" has " + std::to_string(column.count()) +
+                         " rows but group \"" + name_ + "\" has " + std::to_string(count_) + " particles");
+    columns_.push_back(std::move(column));
+    return columns_.back();
+}
+
+void Group::remove_column(std::string_view name) {
+    std::erase_if(columns_, [&](const Column& c) { return c.name() == name; });
+}
+
+Column* Group::find(std::string_view name) {
+    for (auto& c : columns_)
+        if (c.name() == name) return &c;
+    return nullptr;
+}
+
+const Column* Group::find(std::string_view name) const { return const_cast<Group*>(this)->find(name); }
+
+Column& Group::at(std::string_view name) {
+    if (auto* c = find(name)) return *c;
+    throw UsageError("group \"" + name_ + "\" has no column \"" + std::string(name) + "\"");
+}
+
+const Column& Group::at(std::string_view name) const { return const_cast<Group*>(this)->at(name); }
+
+void Group::resize(std::uint64_t count) {
+    for (auto& c : columns_) c.resize(count);
+    count_ = count;
+}
+
+Group& Frame::add_group(std::string name, std::uint64_t count) {
+    check_name(name, "group");
+    if (find_group(name)) throw UsageError("frame already has a group \"" + name + "\"");
+    groups_.emplace_back(std::move(name), count);
+    return groups_.back();
+}
+
+Group* Frame::find_group(std::string_view name) {
+    for (auto& g : groups_)
+        if (g.name() == name) return &g;
+    return nullptr;
+}
+
+const Group* Frame::find_group(std::string_view name) const { return const_cast<Frame*>(this)->find_group(name); }
+
+Group& Frame::group(std::string_view name) {
+    if (auto* g = find_group(name)) return *g;
+    throw UsageError("frame has no group \"" + std::string(name) + "\"");
+}
+
+const Group& Frame::group(std::string_view name) const { return const_cast<Frame*>(this)->group(name); }
+
+void Frame::remove_group(std::string_view name) {
+    std::erase_if(groups_, [&](const Group& g) { return g.name() == name; });
+}
+
+std::uint64_t Frame::particle_count() const {
+    std::uint64_t n = 0;
+    for (const auto& g : groups_) n += g.count();
+    return n;
+}
+
+std::uint64_t Frame::payload_bytes() const {
+    std::uint64_t n = 0;
+    for (const auto& g : groups_)
+        for (const auto& c : g.columns()) n += c.bytes();
+    return n;
+}
+
+}  // namespace partikel::fmt

@@ -1,0 +1,264 @@
+// openPMD 1.1.0 writer on HDF5 (SPEC.md §3), groupBased or fileBased, with an XDMF side file.
+#include <chrono>
+#include <ctime>
+#include <set>
+
+#include "core/io.hpp"
+#include "formats/encodings.hpp"
+#include "formats/openpmd/h5_util.hpp"
+#include "formats/openpmd/openpmd.hpp"
+#include "partikel_config.hpp"
+
+namespace partikel::fmt {
+namespace {
+
+using h5::checked;
+using h5::Id;
+
+constexpr hsize_t max_chunk_values = hsize_t(1) << 20;
+constexpr const char* reserved_iteration_attributes[] = {"time", "dt", "timeUnitSI"};
+
+std::string openpmd_date() {
+    const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+    std::tm tm{};
+    gmtime_r(&now, &tm);
+    char buf[40];
+    std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S +0000", &tm);
+    return buf;
+}
+
+std::string base_name(const std::string& path) {
+    const auto slash = path.find_last_of('/');
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// "run_%T.h5" -> "run.xmf", "out.h5" -> "out.xmf".
+std::string xdmf_path(const std::string& pattern) {
+    std::string p = pattern;
+    const auto slash = p.find_last_of('/');
+    const auto dot = p.find_last_of('.');
+    if (dot != std::string::npos && (slash == std::string::npos || dot > slash)) p.erase(dot);
+    if (const auto t = p.find("%T"); t != std::string::npos) {
+        p.erase(t, 2);
+        while (!p.empty() && (p.back() == '_' || p.back() == '-' || p.back() == '.')) p.pop_back();
+    }
+    return p + ".xmf";
+}
+
+Id group_with_order(hid_t parent, const std::string& name) {
+    Id gcpl = checked(H5Pcreate(H5P_GROUP_CREATE), "group properties");
+    h5::check(H5Pset_link_creation_order(gcpl, H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED), "link order");
+    return checked(H5Gcreate2(parent, name.c_str(), H5P_DEFAULT, gcpl, H5P_DEFAULT), "cannot create group " + name);
+}
+
+class Hdf5Writer final : public FrameWriter {
+public:
+    Hdf5Writer(const std::string& path, const WriterOptions& options) : options_(options) {
+        h5::silence_errors();
+        file_based_ = options.hdf5_file_based || path.find("%T") != std::string::npos;
+        pattern_ = path;
+        if (file_based_ && path.find("%T") == std::string::npos) {
+            const auto slash = path.find_last_of('/');
+            const auto dot = path.find_last_of('.');
+            const bool has_ext = dot != std::string::npos && (slash == std::string::npos || dot > slash);
+            pattern_ = has_ext ? path.substr(0, dot) + "_%T" + path.substr(dot) : path + "_%T";
+        }
+        if (options_.hdf5_compression == WriterOptions::Hdf5Compression::zstd && !h5::ensure_zstd_filter())
+            throw UsageError("the zstd HDF5 filter (id 32015) cannot be registered");
+        if (!file_based_) {
+            temp_ = std::make_unique<TempFile>(pattern_);
+            file_ = create_file(temp_->path());
+        }
+    }
+
+    void write(const Frame& frame) override {
+        if (finished_) throw UsageError(pattern_ + ": write after finish");
+        std::string file_name = pattern_;
+        if (file_based_) {
+            // Each file of a series is complete on its own and renamed into place at once, so
+            // a long series holds no temporaries (as CSV/VTK/PLY with %T).
+            file_name = expand_step_pattern(pattern_, frame.step);
+            if (!written_files_.insert(file_name).second)
+                throw UsageError(file_name + ": two frames with step " + std::to_string(frame.step) +
+                                 " (fileBased output names files by step)");
+            TempFile temp(file_name);
+            {
+                Id file = create_file(temp.path());
+                write_iteration(file, frame, file_name);
+                h5::check(H5Fflush(file, H5F_SCOPE_GLOBAL), "flush " + file_name);
+            }
+            temp.commit();
+        } else {
+            write_iteration(file_, frame, file_name);
+        }
+    }
+
+    void finish() override {
+        if (finished_) return;
+        finished_ = true;
+        if (file_.valid()) {
+            h5::check(H5Fflush(file_, H5F_SCOPE_GLOBAL), "flush " + pattern_);
+            file_.reset();
+        }
+        if (options_.write_xdmf) {
+            auto out = OutputStream::open(xdmf_path(pattern_), false, true);
+            const std::string doc = xdmf_document(xdmf_);
+            out->write(doc.data(), doc.size());
+            out->commit();
+        }
+        if (temp_) temp_->commit();
+    }
+
+    const std::string& name() const override { return pattern_; }
+
+private:
+    Id create_file(const std::string& path) {
+        Id file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT));
+        if (!file.valid()) throw IoError(path + ": cannot create HDF5 file");
+        h5::write_string(file, "openPMD", "1.1.0");
+        h5::write_u32(file, "openPMDextension", 0);
+        h5::write_string(file, "basePath", "/data/%T/");
+        h5::write_string(file, "particlesPath", "particles/");
+        h5::write_string(file, "iterationEncoding", file_based_ ? "fileBased" : "groupBased");
+        h5::write_string(file, "iterationFormat", file_based_ ? base_name(pattern_) : "/data/%T/");
+        const char* user = std::getenv("USER");
+        h5::write_string(file, "author", user && *user ? user : "unknown");
+        h5::write_string(file, "software", "Partikel");
+        h5::write_string(file, "softwareVersion", PARTIKEL_VERSION);
+        h5::write_string(file, "date", openpmd_date());
+        Id data = group_with_order(file, "data");
+        return file;
+    }
+
+    Id dataset_properties(std::uint64_t count) {
+        Id dcpl = checked(H5Pcreate(H5P_DATASET_CREATE), "dataset properties");
+        if (count == 0) return dcpl;  // empty datasets stay contiguous: chunks need a nonzero size
+        const hsize_t chunk = std::min<hsize_t>(count, max_chunk_values);
+        h5::check(H5Pset_chunk(dcpl, 1, &chunk), "chunk size");
+        switch (options_.hdf5_compression) {
+        case WriterOptions::Hdf5Compression::none: break;
+        case WriterOptions::Hdf5Compression::gzip:
+            h5::check(H5Pset_shuffle(dcpl), "shuffle filter");
+            h5::check(H5Pset_deflate(dcpl, static_cast<unsigned>(options_.hdf5_level)), "deflate filter");
+            break;
+        case WriterOptions::Hdf5Compression::zstd: {
+            h5::check(H5Pset_shuffle(dcpl), "shuffle filter");
+            const unsigned level = static_cast<unsigned>(options_.hdf5_level);
+            h5::check(H5Pset_filter(dcpl, h5::zstd_filter_id, H5Z_FLAG_MANDATORY, 1, &level), "zstd filter");
+            break;
+        }
+        }
+        return dcpl;
+    }
+
+    // One component (or the only one) of a column as a 1-D dataset; HDF5 gathers the strided
+    // component from the interleaved column, so no copy is made here.
+    void write_component(hid_t parent, const std::string& name, const Column& column, std::uint32_t component,
+                         const std::string& where) {
+        const hsize_t n = column.count();
+        Id file_space = checked(H5Screate_simple(1, &n, nullptr), "dataspace");
+        Id dcpl = dataset_properties(n);
+        Id ds(H5Dcreate2(parent, name.c_str(), h5::file_type_of(column.type()), file_space, H5P_DEFAULT, dcpl, H5P_DEFAULT));
+        if (!ds.valid()) throw IoError(where + ": cannot create dataset " + name);
+        if (n > 0) {
+            // HDF5 gathers strided memory selections slowly; de-interleave one component at a
+            // time into a buffer instead (1/C of the column).
+            const std::byte* data = column.raw().data();
+            if (column.components() > 1) {
+                const std::size_t w = scalar_size(column.type()), row = w * column.components();
+                component_buffer_.resize(static_cast<std::size_t>(n) * w);
+                for (std::size_t i = 0; i < n; ++i)
+                    std::memcpy(component_buffer_.data() + i * w, data + i * row + component * w, w);
+                data = component_buffer_.data();
+            }
+            if (H5Dwrite(ds, h5::native_type_of(column.type()), H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0)
+                throw IoError(where + ": cannot write dataset " + name);
+        }
+        h5::write_f64(ds, "unitSI", column.unit().si_factor);
+        if (column.components() == 1) record_attributes(ds, column.unit());
+    }
+
+    static void record_attributes(hid_t record, const Unit& unit) {
+        h5::write_f64_array(record, "unitDimension", {unit.dimension.begin(), unit.dimension.end()});
+        h5::write_f32(record, "timeOffset", 0.0f);
+    }
+
+    void write_iteration(hid_t file, const Frame& frame, const std::string& file_name) {
+        const std::string step = std::to_string(frame.step);
+        Id data = checked(H5Gopen2(file, "data", H5P_DEFAULT), "open /data");
+        if (H5Lexists(data, step.c_str(), H5P_DEFAULT) > 0)
+            throw UsageError(pattern_ + ": two frames with step " + step +
+                             " (groupBased openPMD names iterations by step; use fileBased output or renumber)");
+        Id it = group_with_order(data, step);
+        h5::write_f64(it, "time", frame.time);
+        h5::write_f64(it, "dt", frame.dt);
+        h5::write_f64(it, "timeUnitSI", frame.time_unit_si);
+        for (const auto& [key, value] : frame.attributes) {
+            for (const char* reserved : reserved_iteration_attributes)
+                if (key == reserved)
+                    throw UsageError("frame attribute \"" + key + "\" collides with the openPMD iteration attribute");
+            std::visit([&, &key = key](const auto& v) {
+                using T = std::decay_t<decltype(v)>;
+                if constexpr (std::is_same_v<T, std::int64_t>) h5::write_i64(it, key.c_str(), v);
+                else if constexpr (std::is_same_v<T, double>) h5::write_f64(it, key.c_str(), v);
+                else if constexpr (std::is_same_v<T, std::string>) h5::write_string(it, key.c_str(), v);
+                else h5::write_f64_array(it, key.c_str(), v);
+            }, value);
+        }
+        Id particles = group_with_order(it, "particles");
+        XdmfFrame xf{base_name(file_name), frame.step, frame.time * frame.time_unit_si, {}};
+        for (const auto& group : frame.groups()) {
+            const std::string where = file_name + ": step " + step + ", group \"" + group.name() + "\"";
+            Id species = group_with_order(particles, group.name());
+            if (group.columns().empty()) h5::write_u64(species, "partikel:count", group.count());
+            XdmfFrame::Species xs{group.name(), group.count(), {}};
+            for (const auto& column : group.columns()) {
+                if (column.name() == "positionOffset" && group.find("position"))
+                    throw UsageError(where + ": a column named positionOffset clashes with openPMD's record of that name");
+                const auto names = component_names(column.components());
+                if (names.empty()) {
+                    write_component(species, column.name(), column, 0, where);
+                } else {
+                    Id record = group_with_order(species, column.name());
+                    record_attributes(record, column.unit());
+                    for (std::uint32_t k = 0; k < column.components(); ++k)
+                        write_component(record, names[k], column, k, where);
+                }
+                xs.records.push_back({column.name(), column.type(), column.components()});
+                if (column.name() == "position") write_position_offset(species, column);
+            }
+            xf.species.push_back(std::move(xs));
+        }
+        xdmf_.push_back(std::move(xf));
+    }
+
+    // openPMD requires positionOffset beside position; ours is constant zero.
+    static void write_position_offset(hid_t species, const Column& position) {
+        Id record = group_with_order(species, "positionOffset");
+        record_attributes(record, position.unit());
+        for (const auto& c : component_names(position.components())) {
+            Id comp = group_with_order(record, c);
+            h5::write_zero_of_type(comp, "value", position.type());
+            h5::write_u64_array(comp, "shape", {position.count()});
+            h5::write_f64(comp, "unitSI", position.unit().si_factor);
+        }
+    }
+
+    WriterOptions options_;
+    bool file_based_ = false;
+    std::string pattern_;
+    Id file_;
+    std::vector<std::byte, DefaultInitAllocator<std::byte>> component_buffer_;
+    std::unique_ptr<TempFile> temp_;            // groupBased: the one file
+    std::set<std::string> written_files_;       // fileBased: names used so far
+    std::vector<XdmfFrame> xdmf_;
+    bool finished_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<FrameWriter> make_hdf5_writer(const std::string& path, const WriterOptions& options) {
+    return std::make_unique<Hdf5Writer>(path, options);
+}
+
+}  // namespace partikel::fmt

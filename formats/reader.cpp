@@ -1,0 +1,109 @@
+#include "formats/reader.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+
+#include "formats/encodings.hpp"
+#include "formats/stream/stream.hpp"
+
+namespace partikel::fmt {
+
+std::string_view encoding_name(Encoding encoding) {
+    switch (encoding) {
+    case Encoding::stream: return "stream";
+    case Encoding::hdf5: return "hdf5";
+    case Encoding::csv: return "csv";
+    case Encoding::vtk: return "vtk";
+    case Encoding::ply: return "ply";
+    case Encoding::xdmf: return "xdmf";
+    }
+    return "?";
+}
+
+std::optional<Encoding> parse_encoding(std::string_view name) {
+    std::string lower(name);
+    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+    if (lower == "stream" || lower == "pks") return Encoding::stream;
+    if (lower == "hdf5" || lower == "h5" || lower == "openpmd") return Encoding::hdf5;
+    if (lower == "csv") return Encoding::csv;
+    if (lower == "vtk") return Encoding::vtk;
+    if (lower == "ply") return Encoding::ply;
+    if (lower == "xdmf" || lower == "xmf") return Encoding::xdmf;
+    return std::nullopt;
+}
+
+std::string expand_step_pattern(const std::string& pattern, std::int64_t step) {
+    const auto at = pattern.find("%T");
+    if (at == std::string::npos) return pattern;
+    return pattern.substr(0, at) + std::to_string(step) + pattern.substr(at + 2);
+}
+
+namespace {
+
+constexpr std::array<unsigned char, 8> hdf5_magic{0x89, 'H', 'D', 'F', '\r', '\n', 0x1A, '\n'};
+
+std::string extension_of(const std::string& path) {
+    const auto slash = path.find_last_of('/');
+    const auto dot = path.find_last_of('.');
+    if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return {};
+    return path.substr(dot + 1);
+}
+
+}  // namespace
+
+std::unique_ptr<FrameReader> open_reader(const std::string& path) {
+    // A fileBased openPMD series is named by its pattern; there is no single file to sniff.
+    if (path != "-" && path.find("%T") != std::string::npos) return make_hdf5_reader(path);
+    auto in = InputStream::open(path);
+    unsigned char head[8] = {};
+    if (in->is_regular_file() && in->size() == 0) throw FormatError(in->name() + ": empty file, not particle data");
+    const std::size_t n = in->peek(head, sizeof head);
+    if (n == 8 && std::equal(stream_magic.begin(), stream_magic.end(), head)) return make_stream_reader(std::move(in));
+    if (n == 8 && std::equal(hdf5_magic.begin(), hdf5_magic.end(), head)) {
+        if (!in->is_regular_file()) throw UsageError(in->name() + ": HDF5 needs a file, not a pipe");
+        return make_hdf5_reader(path);
+    }
+    const std::string ext = extension_of(path);
+    if (ext == "csv" || ext == "txt") return make_csv_reader(std::move(in));
+    if (n == 0) throw FormatError(in->name() + ": empty input, not a particle stream");
+    // Text that starts like a CSV header or comment is read as CSV when the name says nothing.
+    if (path == "-" || ext.empty()) {
+        const bool texty = std::all_of(head, head + n, [](unsigned char c) { return c == '\t' || c == '\n' || c == '\r' || (c >= 0x20 && c < 0x7F); });
+        if (texty) return make_csv_reader(std::move(in));
+    }
+    if (n < 8 && head[0] == stream_magic[0])
+        throw FormatError(in->name() + ": truncated in preamble (at byte " + std::to_string(n) + ")");
+    throw FormatError(in->name() + ": not a Partikel stream, HDF5 or CSV file (unknown magic bytes)");
+}
+
+std::unique_ptr<FrameWriter> open_writer(const std::string& path, const WriterOptions& options,
+                                         std::optional<Encoding> encoding) {
+    if (path == "-" || path.empty()) {
+        if (encoding && *encoding != Encoding::stream)
+            throw UsageError("standard output carries the stream format only, not " + std::string(encoding_name(*encoding)));
+        return make_stream_writer(OutputStream::open("-", true, options.force), options);
+    }
+    if (!encoding) {
+        const std::string ext = extension_of(path);
+        encoding = parse_encoding(ext);
+        if (!encoding) {
+            if (!ext.empty())
+                throw UsageError(path + ": unknown output extension \"." + ext +
+                                 "\"; use .pks, .h5, .csv, .vtk, .ply or name the format");
+            encoding = Encoding::stream;
+        }
+    }
+    switch (*encoding) {
+    case Encoding::stream: return make_stream_writer(OutputStream::open(path, true, options.force), options);
+    case Encoding::hdf5: return make_hdf5_writer(path, options);
+    case Encoding::csv: return make_csv_writer(path, options);
+    case Encoding::vtk: return make_vtk_writer(path);
+    case Encoding::ply: return make_ply_writer(path);
+    case Encoding::xdmf:
+        throw UsageError(path + ": XDMF is written beside an HDF5 file; write the .h5 instead");
+    }
+    throw UsageError("unknown encoding");
+}
+
+}  // namespace partikel::fmt

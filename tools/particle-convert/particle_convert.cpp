@@ -1,0 +1,89 @@
+#include "particle_convert.hpp"
+
+#include <omp.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "common/tool.hpp"
+#include "formats/reader.hpp"
+#include "formats/selection.hpp"
+
+namespace partikel::tools {
+
+using namespace partikel::fmt;
+
+int particle_convert(std::span<const std::string> args) {
+    Tool tool("particle-convert",
+              "Convert particle data between the stream format (.pks, stdin/stdout), openPMD HDF5 (.h5),\n"
+              "CSV (.csv, both ways), VTK legacy (.vtk) and binary PLY (.ply); select frames, groups, columns.");
+    tool.add_common(kInput | kOutput | kThreads);
+    std::string positional_in, positional_out, to, frames, groups, columns, h5_compression = "gzip";
+    WriterOptions w;
+    bool no_shuffle = false, no_compress = false, no_index = false, no_xdmf = false;
+    auto& app = tool.app();
+    app.add_option("input", positional_in, "Input (same as -i)");
+    app.add_option("output", positional_out, "Output (same as -o)");
+    app.add_option("-t,--to", to, "Output format (default: from the extension)")
+        ->check(CLI::IsMember({"stream", "pks", "h5", "hdf5", "openpmd", "csv", "vtk", "ply"}));
+    app.add_option("--frames", frames, "Frames to keep: 3, 0:100:10, 5:, 1,4,9 (0-based, stop exclusive)");
+    app.add_option("--groups", groups, "Groups to keep, in order; a:b renames: fluid,walls:boundary");
+    app.add_option("--columns", columns, "Columns to keep, in order; a:b renames: position,density:rho");
+    app.add_option("-l,--level", w.zstd_level, "Stream: zstd level (-7..22; 1 fast, 3 default, 9+ small)")->capture_default_str();
+    app.add_flag("--no-shuffle", no_shuffle, "Stream: no byte-shuffle/delta filters");
+    app.add_flag("--no-compress", no_compress, "Stream: store column blocks uncompressed");
+    app.add_flag("--no-index", no_index, "Stream: no trailing frame index");
+    app.add_option("--h5-compression", h5_compression, "HDF5: gzip (readable everywhere), zstd (filter 32015) or none")
+        ->check(CLI::IsMember({"gzip", "zstd", "none"}))
+        ->capture_default_str();
+    app.add_option("--h5-level", w.hdf5_level, "HDF5: gzip 1-9 or zstd level")->capture_default_str();
+    app.add_flag("--file-based", w.hdf5_file_based, "HDF5: one file per iteration (name_%T.h5)");
+    app.add_flag("--no-xdmf", no_xdmf, "HDF5: no XDMF side file for ParaView");
+    return tool.run(std::vector<std::string>(args.begin(), args.end()), [&](Tool& t) {
+        auto& common = t.options();
+        if (!positional_in.empty() && common.input != "-") throw UsageError("give the input once: as -i FILE or as INPUT");
+        if (!positional_out.empty() && common.output != "-") throw UsageError("give the output once: as -o FILE or as OUTPUT");
+        const std::string input = positional_in.empty() ? common.input : positional_in;
+        const std::string output = positional_out.empty() ? common.output : positional_out;
+        w.filters = !no_shuffle;
+        w.compress = !no_compress;
+        w.write_index = !no_index;
+        w.write_xdmf = !no_xdmf;
+        w.force = common.force;
+        w.threads = common.threads;
+        if (common.threads > 0) omp_set_num_threads(common.threads);  // the readers' decode threads
+        w.hdf5_compression = h5_compression == "zstd"   ? WriterOptions::Hdf5Compression::zstd
+                             : h5_compression == "none" ? WriterOptions::Hdf5Compression::none
+                                                        : WriterOptions::Hdf5Compression::gzip;
+        if (w.hdf5_compression == WriterOptions::Hdf5Compression::gzip && (w.hdf5_level < 0 || w.hdf5_level > 9))
+            throw UsageError("--h5-level for gzip is 0..9, not " + std::to_string(w.hdf5_level));
+        const auto frame_selection = FrameSelection::parse(frames);
+        const auto group_selection = NameSelection::parse(groups);
+        const auto column_selection = NameSelection::parse(columns);
+        std::optional<Encoding> encoding;
+        if (!to.empty()) encoding = parse_encoding(to);
+
+        if (input == "-" && isatty(STDIN_FILENO))
+            throw UsageError("refusing to read particle data from a terminal (give a file, or redirect stdin)");
+        auto reader = open_reader(input);
+        auto writer = open_writer(output, w, encoding);
+        const auto count = reader->frame_count();
+        const auto end = frame_selection.end();
+        double total = count ? static_cast<double>(*count) : 0.0;  // 0: unknown (a pipe)
+        if (end && count) total = std::min(total, static_cast<double>(*end));
+        auto progress = t.progress("converting", total, "frames");
+        std::uint64_t written = 0;
+        for_each_selected(*reader, frame_selection, [&](std::uint64_t index, Frame& frame) {
+            apply_selection(frame, group_selection, column_selection);
+            writer->write(frame);
+            ++written;
+            progress.update(static_cast<double>(index + 1));
+        });
+        writer->finish();
+        progress.finish();
+        t.log().debug("wrote " + std::to_string(written) + " frames");
+        return 0;
+    });
+}
+
+}  // namespace partikel::tools
