@@ -4,7 +4,8 @@
 
 # partikel_add_doctest(area SOURCES ... DEPS ... [LABEL unit|physics]):
 # one doctest binary per area; registers <label>.<area> (every suite except "gpu" and "slow"),
-# slow.<area> (suite "slow") and gpu.<area> (suite "gpu").
+# and, only when the sources contain such cases, slow.<label>.<area> (suite "slow") and
+# gpu.<area>.<label> (suite "gpu", or PK_BACKEND_TEST): a registered suite never passes empty.
 function(partikel_add_doctest area)
   cmake_parse_arguments(A "" "LABEL" "SOURCES;DEPS" ${ARGN})
   if(NOT A_LABEL)
@@ -14,13 +15,31 @@ function(partikel_add_doctest area)
   add_executable(${target} ${A_SOURCES})
   target_link_libraries(${target} PRIVATE partikel_test_main ${A_DEPS})
   set_target_properties(${target} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/tests)
+  set(has_gpu FALSE)
+  set(has_slow FALSE)
+  foreach(src IN LISTS A_SOURCES)
+    get_filename_component(path ${src} ABSOLUTE)
+    if(EXISTS ${path})
+      file(READ ${path} text)
+      if(text MATCHES "(test_suite|TEST_SUITE)\\(\"gpu\"\\)" OR text MATCHES "PK_BACKEND_TEST\\(")
+        set(has_gpu TRUE)
+      endif()
+      if(text MATCHES "(test_suite|TEST_SUITE)\\(\"slow\"\\)")
+        set(has_slow TRUE)
+      endif()
+    endif()
+  endforeach()
   add_test(NAME ${A_LABEL}.${area}
            COMMAND ${target} --test-suite-exclude=gpu,slow --no-intro --no-version)
   set_tests_properties(${A_LABEL}.${area} PROPERTIES LABELS ${A_LABEL})
-  add_test(NAME slow.${A_LABEL}.${area} COMMAND ${target} --test-suite=slow --no-intro --no-version)
-  set_tests_properties(slow.${A_LABEL}.${area} PROPERTIES LABELS "slow;${A_LABEL}")
-  add_test(NAME gpu.${area}.${A_LABEL} COMMAND ${target} --test-suite=gpu --no-intro --no-version)
-  set_tests_properties(gpu.${area}.${A_LABEL} PROPERTIES LABELS gpu ENVIRONMENT PARTIKEL_REQUIRE_GPU=1)
+  if(has_slow)
+    add_test(NAME slow.${A_LABEL}.${area} COMMAND ${target} --test-suite=slow --no-intro --no-version)
+    set_tests_properties(slow.${A_LABEL}.${area} PROPERTIES LABELS "slow;${A_LABEL}")
+  endif()
+  if(has_gpu)
+    add_test(NAME gpu.${area}.${A_LABEL} COMMAND ${target} --test-suite=gpu --no-intro --no-version)
+    set_tests_properties(gpu.${area}.${A_LABEL} PROPERTIES LABELS gpu ENVIRONMENT PARTIKEL_REQUIRE_GPU=1)
+  endif()
 endfunction()
 
 # partikel_add_shell_test(name SCRIPT file LABELS ... [TIMEOUT s]): a shell script run with

@@ -1,0 +1,68 @@
+// The result of a comparison, and its two renderings: an aligned table for people and JSON
+// for machines.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "compare/distribution.hpp"
+#include "compare/metrics.hpp"
+#include "compare/tolerance.hpp"
+
+namespace partikel::compare {
+
+// One column (or table column, or image channel) compared element by element.
+struct ColumnResult {
+    std::string name;
+    std::uint32_t components = 1;
+    Tolerance tolerance;
+    DifferenceStats stats;
+    std::string worst;                   // "id 42", "row 7", "turn=12", "pixel (3,5)"; empty if none
+    bool text = false;                   // a text column: only `beyond` (unequal cells) is meaningful
+    std::optional<double> psnr_db;       // images only; +inf when identical
+    std::optional<double> min_psnr_db;   // images judged by PSNR instead of per-pixel tolerance
+    bool pass() const;
+};
+
+// One column component compared as a distribution (--stats).
+struct DistributionResult {
+    std::string name;   // "density", "position.x", "stress[4]"
+    Tolerance tolerance;
+    DistributionComparison comparison;
+};
+
+// One unit of comparison: a frame's group, a table, an image.
+struct Section {
+    std::string kind;                   // "particles", "table", "image"
+    std::string title;                  // "step 10 group fluid", "table", "image"
+    std::optional<std::int64_t> step;   // particles
+    std::optional<double> time_a, time_b;
+    std::string group;
+    std::string matched_by;   // "id", "index", "key turn", "pixel"
+    std::uint64_t rows_a = 0, rows_b = 0;
+    std::vector<ColumnResult> columns;
+    std::vector<DistributionResult> distributions;
+    std::vector<std::string> mismatches;   // structural differences (missing columns, shapes)
+    std::vector<std::string> notes;        // information that is not a difference
+    bool pass() const;
+};
+
+struct Report {
+    std::string name_a, name_b;
+    std::string kind;   // "particles", "table", "image"
+    std::vector<Section> sections;
+    std::vector<std::string> mismatches;   // differences above sections (frames on one side only)
+    bool equal() const;
+};
+
+// With differences_only, sections that pass are left out (the verdict still counts them).
+// "%.<digits>g", with "inf", "-inf" and "nan" for the non-finite values.
+std::string format_number(double value, int significant_digits = 4);
+
+void print_text(std::ostream& out, const Report& report, bool differences_only = false);
+void print_json(std::ostream& out, const Report& report);
+
+}  // namespace partikel::compare
