@@ -1,0 +1,296 @@
+// The PK_HD search over a CellGridView: cell coordinates, the cell ranges of each search shape
+// and for_each_neighbor. Included by cell_grid.hpp; plain C++ that nvcc and the host compiler
+// both compile (no backend includes).
+#pragma once
+
+#include <cstdint>
+
+#include "core/launch.hpp"
+#include "core/vec.hpp"
+#include "frnn/box.hpp"
+
+namespace partikel::frnn {
+
+namespace detail {
+
+PK_DEVICE_INLINE int imin(int a, int b) { return a < b ? a : b; }
+PK_DEVICE_INLINE int imax(int a, int b) { return a > b ? a : b; }
+
+// Cell coordinate along one axis in unwrapped cell units, clamped to +-2^30 (NaN gives 0).
+PK_DEVICE_INLINE int unwrapped_coord(float x, float origin, float inv_cell) {
+    float t = (x - origin) * inv_cell;
+    t = fminf(fmaxf(t, -1073741824.0f), 1073741824.0f);
+    return static_cast<int>(floorf(t));
+}
+
+// Wrap a cell coordinate into [0, n).
+PK_DEVICE_INLINE int wrap_coord(int c, int n) {
+    int m = c % n;
+    return m < 0 ? m + n : m;
+}
+
+}  // namespace detail
+
+// The cell coordinate of position x along `axis`: clamped into the edge cells on open axes,
+// wrapped on periodic ones. The same function places particles at build time and finds the
+// home cell of a query.
+PK_DEVICE_INLINE int cell_coord(const CellGridView& g, int axis, float x) {
+    const float origin = g.origin[axis];
+    const float inv = g.inv_cell_size[axis];
+    const int n = g.dims[axis];
+    if (g.box.periodic_mask & (1u << axis)) return detail::wrap_coord(detail::unwrapped_coord(x, origin, inv), n);
+    float t = (x - origin) * inv;
+    t = fminf(fmaxf(t, 0.0f), static_cast<float>(n - 1));
+    return static_cast<int>(t);
+}
+
+// Linear cell id (x fastest) of cell coordinates; the Morton rank when the grid uses Z-order.
+PK_DEVICE_INLINE std::uint32_t cell_id(const CellGridView& g, int ix, int iy, int iz) {
+    std::uint32_t linear = static_cast<std::uint32_t>(ix) +
+                           static_cast<std::uint32_t>(g.dims[0]) *
+                               (static_cast<std::uint32_t>(iy) + static_cast<std::uint32_t>(g.dims[1]) *
+                                                                     static_cast<std::uint32_t>(iz));
+    return g.morton_rank ? g.morton_rank[linear] : linear;
+}
+
+PK_DEVICE_INLINE std::uint32_t cell_of(const CellGridView& g, Vec3f p) {
+    return cell_id(g, cell_coord(g, 0, p.x), cell_coord(g, 1, p.y), cell_coord(g, 2, p.z));
+}
+
+namespace detail {
+
+// The cells visited along the y or z axis: first, first+1, ..., first+count-1, taken modulo n
+// when `wrap` (periodic axes; first in [0, n)). `offset0` is the offset of `first` from the
+// home cell (for the Sphere table), meaningless when `whole` (every cell of a periodic axis).
+struct AxisSpan {
+    int first;
+    int count;
+    int offset0;
+    bool wrap;
+    bool whole;
+};
+
+// Cells [home + lo, home + hi] along one axis: clamped to the grid on open axes (branch-free
+// min/max), wrapped on periodic axes, or the whole axis once the span covers it.
+PK_DEVICE_INLINE AxisSpan block_span(int home, int lo, int hi, int n, bool periodic) {
+    if (!periodic) {
+        const int first = imax(home + lo, 0);
+        const int last = imin(home + hi, n - 1);
+        return {first, last - first + 1, first - home, false, false};
+    }
+    if (hi - lo + 1 >= n) return {0, n, 0, false, true};
+    return {wrap_coord(home + lo, n), hi - lo + 1, lo, true, false};
+}
+
+// Cells overlapping [x - reach, x + reach] along one axis (the `tight` shape), in unwrapped
+// coordinates [lo, hi]; clamped with the same monotone formula as cell_coord on open axes, so
+// that a particle within reach can never lie outside.
+PK_DEVICE_INLINE void tight_bounds(const CellGridView& g, int axis, float x, int& lo, int& hi) {
+    const float origin = g.origin[axis];
+    const float inv = g.inv_cell_size[axis];
+    const int n = g.dims[axis];
+    if (g.box.periodic_mask & (1u << axis)) {
+        const float reach = g.reach + g.reach_slack[axis];
+        lo = unwrapped_coord(x - reach, origin, inv);
+        hi = unwrapped_coord(x + reach, origin, inv);
+        return;
+    }
+    const float top = static_cast<float>(n - 1);
+    lo = static_cast<int>(fminf(fmaxf((x - g.reach - origin) * inv, 0.0f), top));
+    hi = static_cast<int>(fminf(fmaxf((x + g.reach - origin) * inv, 0.0f), top));
+}
+
+template <SearchShape Shape> PK_DEVICE_INLINE AxisSpan shape_span(const CellGridView& g, int axis, float x) {
+    const int n = g.dims[axis];
+    const bool periodic = (g.box.periodic_mask & (1u << axis)) != 0;
+    if constexpr (Shape == SearchShape::tight) {
+        int lo, hi;
+        tight_bounds(g, axis, x, lo, hi);
+        if (!periodic) return {lo, hi - lo + 1, 0, false, false};
+        if (hi - lo + 1 >= n) return {0, n, 0, false, true};
+        return {wrap_coord(lo, n), hi - lo + 1, 0, true, false};
+    } else {
+        const int K = 1 << g.subdivision;
+        const int home = cell_coord(g, axis, x);
+        if constexpr (Shape == SearchShape::full) {
+            // The 3 coarse cells (edge r) around the home coarse cell, in subcells.
+            const int r = home & (K - 1);
+            return block_span(home, -K - r, 2 * K - 1 - r, n, periodic);
+        } else {
+            return block_span(home, -K, K, n, periodic);
+        }
+    }
+}
+
+// A range of x cells [a, b] in unwrapped cell coordinates (before clamping or wrapping), or
+// the whole x axis of a periodic grid.
+struct XInterval {
+    int a;
+    int b;
+    bool whole;
+};
+
+PK_DEVICE_INLINE XInterval make_x_interval(const CellGridView& g, int a, int b) {
+    const bool periodic = (g.box.periodic_mask & 1u) != 0;
+    return {a, b, periodic && b - a + 1 >= g.dims[0]};
+}
+
+// Visit the x cells [iv.a, iv.b] of row (iy, iz): clamped to the grid on open faces
+// (branch-free min/max), one contiguous particle range, or two where a periodic x row wraps;
+// cell by cell with Morton numbering. Returns the number of cells.
+template <class F>
+PK_DEVICE_INLINE std::uint32_t visit_x_interval(const CellGridView& g, XInterval iv, int iy, int iz, F& f) {
+    const int n = g.dims[0];
+    int first, count;
+    if (iv.whole) {
+        first = 0;
+        count = n;
+    } else if (g.box.periodic_mask & 1u) {
+        first = wrap_coord(iv.a, n);
+        count = iv.b - iv.a + 1;
+    } else {
+        first = imax(iv.a, 0);
+        count = imin(iv.b, n - 1) - first + 1;
+    }
+    if (count <= 0) return 0;
+    if (g.morton_rank) {
+        int c = first;
+        for (int t = 0; t < count; ++t, ++c) {
+            if (c >= n) c -= n;
+            const std::uint32_t id = cell_id(g, c, iy, iz);
+            f(g.cell_start[id], g.cell_start[id + 1]);
+        }
+        return static_cast<std::uint32_t>(count);
+    }
+    const std::uint32_t row =
+        static_cast<std::uint32_t>(n) *
+        (static_cast<std::uint32_t>(iy) + static_cast<std::uint32_t>(g.dims[1]) * static_cast<std::uint32_t>(iz));
+    const int last = first + count - 1;
+    if (last >= n) {
+        f(g.cell_start[row + static_cast<std::uint32_t>(first)], g.cell_start[row + static_cast<std::uint32_t>(n)]);
+        f(g.cell_start[row], g.cell_start[row + static_cast<std::uint32_t>(last - n + 1)]);
+    } else {
+        f(g.cell_start[row + static_cast<std::uint32_t>(first)], g.cell_start[row + static_cast<std::uint32_t>(last + 1)]);
+    }
+    return static_cast<std::uint32_t>(count);
+}
+
+// The x interval of one row for a search from x position `px` (home x cell `hx`); `ext` is
+// the Sphere's row extent. Block shapes depend on the home cell only, `tight` on the position.
+template <SearchShape Shape>
+PK_DEVICE_INLINE XInterval row_x_interval(const CellGridView& g, float px, int hx, int ext) {
+    const int K = 1 << g.subdivision;
+    if constexpr (Shape == SearchShape::tight) {
+        int lo, hi;
+        tight_bounds(g, 0, px, lo, hi);
+        return make_x_interval(g, lo, hi);
+    } else if constexpr (Shape == SearchShape::full) {
+        const int cb = hx & ~(K - 1);
+        return make_x_interval(g, cb - K, cb + 2 * K - 1);
+    } else if constexpr (Shape == SearchShape::sphere) {
+        return make_x_interval(g, hx - ext, hx + ext);
+    } else {
+        return make_x_interval(g, hx - K, hx + K);
+    }
+}
+
+// The part of a row's x interval that every home cell of the x group [gb, ge] searches (seed
+// 004's registration order): the intersection of their intervals.
+template <SearchShape Shape>
+PK_DEVICE_INLINE XInterval shared_x_interval(const CellGridView& g, int gb, int ge, int ext) {
+    const int K = 1 << g.subdivision;
+    if constexpr (Shape == SearchShape::full) {
+        return {(ge & ~(K - 1)) - K, (gb & ~(K - 1)) + 2 * K - 1, false};
+    } else if constexpr (Shape == SearchShape::sphere) {
+        return {ge - ext, gb + ext, false};
+    } else {
+        return {ge - K, gb + K, false};
+    }
+}
+
+// Calls row(iy, iz, ext) for each (dy, dz) row of the search, z outer, y inner (ext: the
+// Sphere's largest |dx| in that row; rows the Sphere leaves out are skipped).
+template <SearchShape Shape, class Row> PK_DEVICE_INLINE void for_each_row(const CellGridView& g, Vec3f p, Row&& row) {
+    const AxisSpan zs = shape_span<Shape>(g, 2, p.z);
+    const AxisSpan ys = shape_span<Shape>(g, 1, p.y);
+    const int K = 1 << g.subdivision;
+    int iz = zs.first;
+    for (int tz = 0; tz < zs.count; ++tz, ++iz) {
+        if (zs.wrap && iz >= g.dims[2]) iz -= g.dims[2];
+        int iy = ys.first;
+        for (int ty = 0; ty < ys.count; ++ty, ++iy) {
+            if (ys.wrap && iy >= g.dims[1]) iy -= g.dims[1];
+            int ext = K;
+            if constexpr (Shape == SearchShape::sphere) {
+                // Row (dy, dz) from the precomputed table (-1: empty row). On a periodic axis
+                // covered whole the row is taken at offset 0, the widest.
+                const int dz = zs.whole ? 0 : zs.offset0 + tz;
+                const int dy = ys.whole ? 0 : ys.offset0 + ty;
+                ext = g.sphere_rows[(dz + K) * (2 * K + 1) + (dy + K)];
+                if (ext < 0) continue;
+            }
+            row(iy, iz, ext);
+        }
+    }
+}
+
+}  // namespace detail
+
+template <SearchShape Shape, class F>
+PK_HD std::uint32_t for_each_candidate_range(const CellGridView& g, Vec3f p, F&& f) {
+    if (g.count == 0) return 0;
+    const int hx = Shape == SearchShape::tight ? 0 : cell_coord(g, 0, p.x);
+    std::uint32_t cells = 0;
+    detail::for_each_row<Shape>(g, p, [&](int iy, int iz, int ext) {
+        cells += detail::visit_x_interval(g, detail::row_x_interval<Shape>(g, p.x, hx, ext), iy, iz, f);
+    });
+    return cells;
+}
+
+template <SearchShape Shape, class F>
+PK_HD std::uint32_t for_each_candidate_range_grouped(const CellGridView& g, Vec3f p, int group_log2, F&& f) {
+    static_assert(Shape != SearchShape::tight, "the registration order needs a block shape (full, cube, sphere)");
+    if (g.count == 0) return 0;
+    const int hx = cell_coord(g, 0, p.x);
+    const int gb = (hx >> group_log2) << group_log2;
+    const int ge = detail::imin(gb + (1 << group_log2) - 1, g.dims[0] - 1);
+    std::uint32_t cells = 0;
+    // Pass 1: per row, the cells every home cell of the group searches, in one order for all.
+    detail::for_each_row<Shape>(g, p, [&](int iy, int iz, int ext) {
+        const detail::XInterval own = detail::row_x_interval<Shape>(g, p.x, hx, ext);
+        if (own.whole) {
+            cells += detail::visit_x_interval(g, own, iy, iz, f);
+            return;
+        }
+        const detail::XInterval shared = detail::shared_x_interval<Shape>(g, gb, ge, ext);
+        if (shared.a <= shared.b) cells += detail::visit_x_interval(g, shared, iy, iz, f);
+    });
+    // Pass 2: the rest of this cell's own search, left of the shared part then right of it.
+    detail::for_each_row<Shape>(g, p, [&](int iy, int iz, int ext) {
+        const detail::XInterval own = detail::row_x_interval<Shape>(g, p.x, hx, ext);
+        if (own.whole) return;
+        const detail::XInterval shared = detail::shared_x_interval<Shape>(g, gb, ge, ext);
+        if (shared.a > shared.b) {
+            cells += detail::visit_x_interval(g, own, iy, iz, f);
+            return;
+        }
+        cells += detail::visit_x_interval(g, detail::XInterval{own.a, shared.a - 1, false}, iy, iz, f);
+        cells += detail::visit_x_interval(g, detail::XInterval{shared.b + 1, own.b, false}, iy, iz, f);
+    });
+    return cells;
+}
+
+template <SearchShape Shape, class F> PK_HD void for_each_neighbor(const CellGridView& g, Vec3f p, F&& f) {
+    const Vec3f* positions = g.positions;
+    const Box box = g.box;
+    const float radius2 = g.radius2;
+    for_each_candidate_range<Shape>(g, p, [&](std::uint32_t begin, std::uint32_t end) {
+        for (std::uint32_t j = begin; j < end; ++j) {
+            const Vec3f r_ij = box.displacement(p, positions[j]);
+            const float r2 = distance2(r_ij);
+            if (r2 <= radius2) f(j, r_ij, r2);
+        }
+    });
+}
+
+}  // namespace partikel::frnn

@@ -1,0 +1,59 @@
+#include "frnn/search_stats.hpp"
+
+#include <algorithm>
+
+#include "core/buffer.hpp"
+#include "core/dispatch.hpp"
+#include "core/exec_cpu.hpp"
+#include "frnn/search_stats_impl.hpp"
+
+namespace partikel::frnn {
+
+void count_neighbors(const CellGrid& grid, SearchShape shape, std::uint32_t* counts) {
+    const Backend& b = grid.backend();
+    if (b.is_cuda()) { PK_CUDA_ONLY(return cuda_side::count_neighbors(b, grid.view(), shape, counts);) }
+    count_neighbors_with(CpuExec(b), grid.view(), shape, counts);
+}
+
+void search_stats_per_particle(const CellGrid& grid, SearchShape shape, std::uint32_t* neighbors,
+                               std::uint32_t* candidates, std::uint32_t* cells) {
+    const Backend& b = grid.backend();
+    if (b.is_cuda()) {
+        PK_CUDA_ONLY(return cuda_side::search_stats(b, grid.view(), shape, neighbors, candidates, cells);)
+    }
+    search_stats_with(CpuExec(b), grid.view(), shape, neighbors, candidates, cells);
+}
+
+SearchStats search_stats(const CellGrid& grid, SearchShape shape) {
+    const std::size_t n = grid.size();
+    SearchStats s;
+    s.particles = n;
+    if (n == 0) return s;
+    const Backend& b = grid.backend();
+    DeviceBuffer<std::uint32_t> nb(b, n), cand(b, n), cells(b, n);
+    search_stats_per_particle(grid, shape, nb.data(), cand.data(), cells.data());
+    const auto h_nb = nb.to_vector(), h_cand = cand.to_vector(), h_cells = cells.to_vector();
+    s.min_neighbors = h_nb[0];
+    for (std::size_t k = 0; k < n; ++k) {
+        s.neighbors += h_nb[k];
+        s.candidates += h_cand[k];
+        s.cells += h_cells[k];
+        s.min_neighbors = std::min(s.min_neighbors, h_nb[k]);
+        s.max_neighbors = std::max(s.max_neighbors, h_nb[k]);
+    }
+    s.histogram.assign(s.max_neighbors + 1u, 0);
+    for (auto c : h_nb) ++s.histogram[c];
+    return s;
+}
+
+std::string shape_name(SearchShape shape) {
+    switch (shape) {
+        case SearchShape::tight: return "tight";
+        case SearchShape::full: return "full";
+        case SearchShape::cube: return "cube";
+        case SearchShape::sphere: return "sphere";
+    }
+    return "?";
+}
+
+}  // namespace partikel::frnn

@@ -1,0 +1,42 @@
+// Query kernels that do not materialise lists: the per-particle neighbour count (the cheapest
+// callback query, the "count only" time of the benchmark) and the statistics of a search shape:
+// neighbours found, candidates examined (particles in the cells visited) and cells visited.
+// These are seed 004's figures of merit: candidates per neighbour found is what subdividing
+// cells and trimming the search block reduce.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "frnn/cell_grid.hpp"
+
+namespace partikel::frnn {
+
+// counts[k] = neighbours of the k-th particle in cell order (itself included); backend memory.
+void count_neighbors(const CellGrid& grid, SearchShape shape, std::uint32_t* counts);
+
+// Per particle in cell order (backend memory, any pointer may be nullptr): neighbours found,
+// candidates examined and cells visited, for `shape`.
+void search_stats_per_particle(const CellGrid& grid, SearchShape shape, std::uint32_t* neighbors,
+                               std::uint32_t* candidates, std::uint32_t* cells);
+
+struct SearchStats {
+    std::uint64_t particles = 0;
+    std::uint64_t neighbors = 0;   // sum over particles, each particle counting itself
+    std::uint64_t candidates = 0;  // particles examined (distance tests)
+    std::uint64_t cells = 0;       // cells visited (after clamping at open faces)
+    std::uint32_t min_neighbors = 0;
+    std::uint32_t max_neighbors = 0;
+    std::vector<std::uint64_t> histogram;  // histogram[c]: particles with c neighbours
+    double candidates_per_neighbor() const { return neighbors ? double(candidates) / double(neighbors) : 0.0; }
+    double mean_neighbors() const { return particles ? double(neighbors) / double(particles) : 0.0; }
+};
+
+// Runs search_stats_per_particle into temporary buffers (it allocates: not for step loops) and
+// aggregates on the host.
+SearchStats search_stats(const CellGrid& grid, SearchShape shape);
+
+std::string shape_name(SearchShape shape);  // "tight", "full", "cube", "sphere"
+
+}  // namespace partikel::frnn

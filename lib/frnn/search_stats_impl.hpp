@@ -1,0 +1,67 @@
+// Bodies of search_stats.hpp, instantiated by search_stats.cpp (CpuExec) and .cu (CudaExec).
+#pragma once
+
+#include <cstdint>
+
+#include "core/launch.hpp"
+#include "frnn/cell_grid.hpp"
+#include "frnn/shape_dispatch.hpp"
+
+namespace partikel::frnn {
+
+namespace kernels {
+
+template <SearchShape Shape> struct CountNeighborsSorted {
+    CellGridView grid;
+    std::uint32_t* counts;
+    PK_HD void operator()(std::size_t k) const {
+        std::uint32_t found = 0;
+        for_each_neighbor<Shape>(grid, grid.positions[k], [&](std::uint32_t, Vec3f, float) { ++found; });
+        counts[k] = found;
+    }
+};
+
+template <SearchShape Shape> struct SearchStatsKernel {
+    CellGridView grid;
+    std::uint32_t* neighbors;
+    std::uint32_t* candidates;
+    std::uint32_t* cells;
+    PK_HD void operator()(std::size_t k) const {
+        const Vec3f p = grid.positions[k];
+        std::uint32_t found = 0, examined = 0;
+        const Box box = grid.box;
+        const std::uint32_t visited = for_each_candidate_range<Shape>(grid, p, [&](std::uint32_t b, std::uint32_t e) {
+            examined += e - b;
+            for (std::uint32_t j = b; j < e; ++j)
+                if (distance2(box.displacement(p, grid.positions[j])) <= grid.radius2) ++found;
+        });
+        if (neighbors) neighbors[k] = found;
+        if (candidates) candidates[k] = examined;
+        if (cells) cells[k] = visited;
+    }
+};
+
+}  // namespace kernels
+
+template <class Exec>
+void count_neighbors_with(const Exec& exec, const CellGridView& g, SearchShape shape, std::uint32_t* counts) {
+    with_shape(shape, [&](auto s) {
+        exec.for_each_uneven(g.count, kernels::CountNeighborsSorted<decltype(s)::value>{g, counts}, "frnn.count");
+    });
+}
+
+template <class Exec>
+void search_stats_with(const Exec& exec, const CellGridView& g, SearchShape shape, std::uint32_t* nb, std::uint32_t* cand,
+                       std::uint32_t* cells) {
+    with_shape(shape, [&](auto s) {
+        exec.for_each_uneven(g.count, kernels::SearchStatsKernel<decltype(s)::value>{g, nb, cand, cells}, "frnn.stats");
+    });
+}
+
+namespace cuda_side {
+void count_neighbors(const Backend& backend, const CellGridView& g, SearchShape shape, std::uint32_t* counts);
+void search_stats(const Backend& backend, const CellGridView& g, SearchShape shape, std::uint32_t* nb,
+                  std::uint32_t* cand, std::uint32_t* cells);
+}  // namespace cuda_side
+
+}  // namespace partikel::frnn
