@@ -1,6 +1,6 @@
 # The two commands (README.md):
 #   make test   install what is missing, configure, build, run the default test suite
-#   make run    the main job (arrives with the SPH issue; for now it says what exists)
+#   make run    the main job: the dam-break pipeline against experiment (scripts/main-job.sh)
 # Everything else is CMake in build/.
 
 BUILD ?= build
@@ -8,7 +8,7 @@ JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 CTEST_EXCLUDE ?= gpu|mpi|slow
 
-.PHONY: deps configure build test test-gpu test-all sanitize install clean
+.PHONY: deps configure build run test test-gpu sanitize install clean
 
 deps:
 	@scripts/install-deps.sh
@@ -18,6 +18,10 @@ configure: deps
 
 build: configure
 	@cmake --build $(BUILD) -j $(JOBS)
+
+# Frames, diagnostics, front vs Martin & Moyce (table + PNG) under out/; GPU if present.
+run: build
+	@BUILD=$(abspath $(BUILD)) scripts/main-job.sh
 
 test: build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -LE '$(CTEST_EXCLUDE)'

@@ -38,7 +38,7 @@ if [ -d .deps ] && ls .deps/*.deb >/dev/null 2>&1 && ! { command -v pkg-config >
   mkdir -p /tmp/exr
   for f in .deps/*.deb; do dpkg -x "$f" /tmp/exr; done
   pcdir=/tmp/exr/usr/lib/x86_64-linux-gnu/pkgconfig
-  sed -i 's#^prefix=.*#prefix=/tmp/exr/usr#' "$pcdir"/*.pc
+  sed -i 's#=/usr#=/tmp/exr/usr#g' "$pcdir"/*.pc  # prefix and the absolute include/lib dirs
   export PKG_CONFIG_PATH=$pcdir${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
   export CMAKE_PREFIX_PATH=/tmp/exr/usr LD_LIBRARY_PATH=/tmp/exr/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 fi

@@ -1,0 +1,99 @@
+// SPH step time by phase on DualSPHysics's 3D dam break with an obstacle (sph-init
+// dam-break-obstacle) at about 1M, 4M and 16M particles, in two configurations:
+//   default       seed 000's scheme: Wendland C2, h = 1.5 dx, midpoint predictor-corrector
+//                 (two neighbour passes per step), Shepard every 30 steps, alpha 0.1
+//   dualsphysics  the scene's own settings: cubic spline, h = sqrt(3) dx, Verlet (one pass),
+//                 Fourtakas diffusion, CFL 0.2 -- the peer case of docs/PERFORMANCE.md
+// Per size: warm-up steps, then timed steps without profiling (wall time with a device sync
+// per step) and the same number with per-phase device timing.
+//
+//   bench_sph --device cuda --sizes 1e6,4e6,16e6 --steps 50 --json sph.jsonl
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "common/tool.hpp"
+#include "core/log.hpp"
+#include "core/timer.hpp"
+#include "partikel_config.hpp"
+#include "sph/scenes.hpp"
+#include "sph/solver.hpp"
+
+using namespace partikel;
+
+namespace {
+
+sph::Scene scene_for(double particles, bool dualsphysics) {
+    // Fluid scales as dx^-3, walls as dx^-2: rescale dx from a coarse instance twice.
+    sph::SceneOptions o;
+    o.dx_m = 0.02f;
+    for (int pass = 0; pass < 2; ++pass) {
+        const double n = double(sph::make_scene("dam-break-obstacle", o).particles.size());
+        o.dx_m = float(o.dx_m * std::cbrt(n / particles));
+    }
+    sph::Scene s = sph::make_scene("dam-break-obstacle", o);
+    if (!dualsphysics) {
+        sph::SphParams& p = s.params;
+        p.kernel = sph::KernelKind::wendland_c2;
+        p.h_m = sph::smoothing_length_hdx(p.dx_m, 1.5f);
+        p.integrator = sph::Integrator::midpoint;
+        p.diffusion = sph::DensityDiffusion::none;
+        p.shepard_every = 30;
+        p.cfl = 0.3f;
+    }
+    return s;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    tools::Tool tool("bench_sph", "Benchmark SPH steps by phase (dam break with obstacle)");
+    tool.add_common(tools::kDevice | tools::kThreads);
+    std::vector<double> sizes = {1e6, 4e6, 16e6};
+    std::vector<std::string> configs = {"default", "dualsphysics"};
+    std::string json_path;
+    int steps = 50, warmup = 20, subdivision = -1;
+    tool.app().add_option("--sizes", sizes, "Approximate particle counts")->delimiter(',');
+    tool.app().add_option("--configs", configs, "default and/or dualsphysics")->delimiter(',');
+    tool.app().add_option("--steps", steps, "Timed steps");
+    tool.app().add_option("--warmup", warmup, "Untimed steps first");
+    tool.app().add_option("--json", json_path, "Append JSON lines here");
+    tool.app().add_option("--subdivision", subdivision, "Grid cells of edge 2h / 2^k (-1: the solver's default)");
+    return tool.run(argc, argv, [&](tools::Tool& t) {
+        Backend b = t.open_backend();
+        std::ofstream json;
+        if (!json_path.empty()) json.open(json_path, std::ios::app);
+        std::printf("# %s, commit %s\n", b.describe().c_str(), PARTIKEL_GIT_COMMIT);
+        for (const std::string& config : configs) {
+            for (double target : sizes) {
+                const sph::Scene scene = scene_for(target, config == "dualsphysics");
+                const std::size_t n = scene.particles.size();
+                sph::Solver solver(b, scene.params, scene.particles, 0, 0.0, {.grid_subdivision = subdivision});
+                for (int i = 0; i < warmup; ++i) solver.step();
+                b.synchronize();
+                Stopwatch clock;
+                for (int i = 0; i < steps; ++i) solver.step();
+                b.synchronize();
+                const double step_s = clock.seconds() / steps;
+                sph::Solver profiled(b, scene.params, solver.download(), solver.step_count(), solver.time(),
+                                     {.profile = true, .grid_subdivision = subdivision});
+                for (int i = 0; i < steps; ++i) profiled.step();
+                std::printf("\n%s: %zu particles, dx %.5g m: %.3f ms/step, %.1f M particle-steps/s, %.0f B/particle\n",
+                            config.c_str(), n, scene.params.dx_m, 1e3 * step_s, n / step_s / 1e6,
+                            double(solver.device_bytes()) / double(n));
+                std::printf("%s", profiled.profile().report().c_str());
+                if (json)
+                    json << "{\"bench\":\"sph\",\"config\":\"" << config << "\",\"subdivision\":" << subdivision
+                         << ",\"particles\":" << n << ",\"dx_m\":" << scene.params.dx_m
+                         << ",\"step_seconds\":" << step_s << ",\"particle_steps_per_s\":" << n / step_s
+                         << ",\"bytes_per_particle\":" << double(solver.device_bytes()) / double(n)
+                         << ",\"phases\":" << profiled.profile().report_json()
+                         << ",\"device\":" << json_quote(b.describe()) << ",\"commit\":\"" << PARTIKEL_GIT_COMMIT
+                         << "\"}\n";
+            }
+        }
+        return 0;
+    });
+}

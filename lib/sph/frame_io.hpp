@@ -1,0 +1,31 @@
+// SPH state <-> the common frame model: groups "fluid" and "boundary" with the well-known
+// columns position, velocity, density, pressure, mass, id, kind, plus "order" (u32: the
+// particle's slot in the solver's cell-ordered arrays, so that a restart resumes in exactly
+// the same order and, on the CPU, bit-identically). Parameters travel as "sph.*" attributes.
+#pragma once
+
+#include <cstdint>
+
+#include "formats/frame.hpp"
+#include "sph/params.hpp"
+#include "sph/particles.hpp"
+
+namespace partikel::sph {
+
+struct SimulationFrame {
+    SphParams params;
+    ParticleSet particles;  // in solver order when the frame carries "order"
+    std::int64_t step = 0;
+    double time_s = 0.0;
+};
+
+// `particles` in solver order (Solver::download()).
+fmt::Frame make_frame(const ParticleSet& particles, const SphParams& params, std::int64_t step, double time_s,
+                      double dt_s);
+
+// Reads groups "fluid" and (if present) "boundary"; position is required, the other columns
+// default (velocity 0, density rho0, mass rho0 dx^3, id by position in the file). Parameters:
+// the frame's attributes over `defaults`. FormatError on inconsistent input.
+SimulationFrame read_frame(const fmt::Frame& frame, const SphParams& defaults = {});
+
+}  // namespace partikel::sph

@@ -1,0 +1,117 @@
+// Parameters of the weakly compressible SPH solver (BRIEF 5.1, seed 000 chapter 3).
+// SI units throughout; each field says its unit. Frames carry them as "sph.*" attributes so
+// that sph-step continues from sph-init output or from one of its own frames.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/vec.hpp"
+#include "formats/frame.hpp"
+#include "sph/kernel.hpp"
+
+namespace partikel::sph {
+
+enum class DensityScheme { continuity, summation };
+enum class Integrator { midpoint, symplectic, verlet };
+enum class DensityDiffusion { none, molteni, fourtakas };
+// A face of the domain: open (particles leaving are removed) or a repulsive damped wall.
+// An axis whose two faces are periodic wraps around.
+enum class Face { open, wall, periodic };
+
+// A face moving sinusoidally along its normal: offset(t) = amplitude sin(2 pi t / period).
+struct WaveMaker {
+    int face = -1;  // 0..5 = x-, x+, y-, y+, z-, z+; -1: none
+    float amplitude_m = 0.0f;
+    float period_s = 1.0f;
+};
+
+// Prescribed motion of boundary particles of kind moving_boundary:
+// displacement(t) = amplitude sin(2 pi t / period).
+struct BoundaryMotion {
+    Vec3f amplitude_m{0.0f, 0.0f, 0.0f};
+    float period_s = 1.0f;
+};
+
+// A height field y = height(x, z) on a regular grid (bilinear), bounding the fluid from below
+// with the same repulsive law as the walls.
+struct HeightField {
+    std::vector<float> height_m;  // nx * nz values, row-major in z (index = iz * nx + ix)
+    int nx = 0, nz = 0;
+    float x0_m = 0.0f, z0_m = 0.0f, cell_m = 1.0f;
+    bool empty() const { return height_m.empty(); }
+};
+
+struct SphParams {
+    // Resolution and material
+    float dx_m = 0.01f;                 // initial particle spacing
+    float h_m = 0.015f;                 // smoothing length (support 2h)
+    float rho0 = 1000.0f;               // reference density, kg/m^3
+    float c0 = 100.0f;                  // numerical sound speed, m/s (seed 000: 100)
+    float gamma = 7.0f;                 // Tait exponent
+    float alpha = 0.01f;                // Monaghan artificial viscosity (seed 000: 0.01)
+    float laminar_nu = 0.0f;            // kinematic viscosity of the laminar term (Lo & Shao), m^2/s; 0: off
+    Vec3f gravity{0.0f, -9.81f, 0.0f};  // m/s^2, y up
+    KernelKind kernel = KernelKind::wendland_c2;
+
+    // Density
+    // continuity: d rho/dt integrated, Shepard filter every shepard_every steps; summation:
+    // rho_a = sum m_b W_ab / sum (m_b/rho_b) W_ab at every stage (see ShepardFilter).
+    DensityScheme density = DensityScheme::continuity;
+    int shepard_every = 30;     // steps between Shepard filters (continuity); 0: never
+    float xsph_epsilon = 0.0f;  // XSPH velocity smoothing (summation scheme uses it), 0..1
+    DensityDiffusion diffusion = DensityDiffusion::none;
+    float diffusion_delta = 0.1f;  // delta of the density diffusion term
+
+    // Time integration
+    Integrator integrator = Integrator::midpoint;
+    int verlet_euler_every = 40;  // Verlet: an Euler step every N steps
+    float cfl = 0.3f;             // dt = cfl * min(dt_cv, dt_f) (seed 000 eq. 3.35: 0.3)
+    float dt_max_s = 1e-2f;       // upper bound on dt
+    float dt_min_s = 1e-9f;       // a smaller dt stops the run (NumericalError)
+    float runaway_speed = 0.0f;   // m/s; a faster particle stops the run; 0: 5 * c0
+
+    // Domain and boundaries
+    Vec3f domain_min{0.0f, 0.0f, 0.0f};
+    Vec3f domain_max{1.0f, 1.0f, 1.0f};
+    std::array<Face, 6> faces{Face::wall, Face::wall, Face::wall, Face::open, Face::wall, Face::wall};
+    float wall_stiffness = 1.0f;  // K = wall_stiffness * (c0/h)^2, 1/s^2
+    float wall_damping = 1.0f;    // D = wall_damping * 2 sqrt(K) (1: critically damped), 1/s
+    WaveMaker wave_maker;
+    BoundaryMotion boundary_motion;
+    HeightField terrain;
+
+    // Mass of a particle on the initial lattice, rho0 dx^3 (kg).
+    float lattice_mass_kg() const { return rho0 * dx_m * dx_m * dx_m; }
+};
+
+// h from the spacing: hdx * dx (seed 000: hdx = 1.5), or coefh * sqrt(3) * dx (DualSPHysics).
+float smoothing_length_hdx(float dx_m, float hdx);
+float smoothing_length_coefh(float dx_m, float coefh);
+
+// Parameters <-> frame attributes ("sph.h", "sph.c0", ..., "domain.min", "domain.max").
+void write_attributes(const SphParams& params, fmt::Frame& frame);
+// Reads every "sph.*" attribute present, keeping `defaults` for the rest.
+SphParams read_attributes(const fmt::Frame& frame, SphParams defaults = {});
+
+// Names used by flags and attributes.
+std::string_view to_string(KernelKind v);
+std::string_view to_string(DensityScheme v);
+std::string_view to_string(Integrator v);
+std::string_view to_string(DensityDiffusion v);
+std::string_view to_string(Face v);
+KernelKind parse_kernel(std::string_view s);  // UsageError on an unknown name
+DensityScheme parse_density_scheme(std::string_view s);
+Integrator parse_integrator(std::string_view s);
+DensityDiffusion parse_diffusion(std::string_view s);
+// "wall,wall,wall,open,wall,wall" or one value for all six faces.
+std::array<Face, 6> parse_faces(std::string_view s);
+std::string faces_to_string(const std::array<Face, 6>& faces);
+
+// Checks consistency (positive h, c0, periodic faces in pairs, ...); UsageError otherwise.
+void validate(const SphParams& params);
+
+}  // namespace partikel::sph

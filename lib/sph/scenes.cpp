@@ -1,0 +1,327 @@
+#include "sph/scenes.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <functional>
+
+#include "core/error.hpp"
+#include "sph/eos.hpp"
+
+namespace partikel::sph {
+
+namespace {
+
+constexpr int kBoundaryLayers = 3;  // >= 2h / dx for hdx = 1.5: full kernel support in the wall
+
+// Lattice points lo + (i + 1/2) dx inside [lo, hi) that `keep` accepts.
+void fill(ParticleSet& set, Vec3f lo, Vec3f hi, float dx, ParticleKind kind, float rho, float mass,
+          const std::function<bool(Vec3f)>& keep = {}) {
+    const int nx = std::max(0, int(std::lround((hi.x - lo.x) / dx)));
+    const int ny = std::max(0, int(std::lround((hi.y - lo.y) / dx)));
+    const int nz = std::max(0, int(std::lround((hi.z - lo.z) / dx)));
+    for (int k = 0; k < nz; ++k)
+        for (int j = 0; j < ny; ++j)
+            for (int i = 0; i < nx; ++i) {
+                Vec3f p{lo.x + (float(i) + 0.5f) * dx, lo.y + (float(j) + 0.5f) * dx, lo.z + (float(k) + 0.5f) * dx};
+                if (!keep || keep(p)) set.add(p, {0.0f, 0.0f, 0.0f}, rho, mass, kind);
+            }
+}
+
+// Boundary particles of an open-top tank [0, L] x [0, H] x [0, W] (inner faces), walls of
+// kBoundaryLayers layers outside; `walls_z` false leaves the z faces open (periodic z).
+void tank_walls(ParticleSet& set, Vec3f inner, float dx, float rho0, bool walls_x, bool walls_z) {
+    const float t = kBoundaryLayers * dx;
+    const float mass = rho0 * dx * dx * dx;
+    const Vec3f lo{walls_x ? -t : 0.0f, -t, walls_z ? -t : 0.0f};
+    const Vec3f hi{walls_x ? inner.x + t : inner.x, inner.y, walls_z ? inner.z + t : inner.z};
+    fill(set, lo, hi, dx, ParticleKind::boundary, rho0, mass, [&](Vec3f p) {
+        const bool inside_x = p.x > 0.0f && p.x < inner.x;
+        const bool inside_z = p.z > 0.0f && p.z < inner.z;
+        return p.y < 0.0f || !inside_x || !inside_z;
+    });
+}
+
+void set_smoothing(SphParams& p, const SceneOptions& o) {
+    p.h_m = o.coefh > 0.0f ? smoothing_length_coefh(p.dx_m, o.coefh) : smoothing_length_hdx(p.dx_m, o.hdx);
+}
+
+float default_c0(const SceneOptions& o, float max_speed) { return o.c0 > 0.0f ? o.c0 : 10.0f * max_speed; }
+
+float fluid_mass(const SphParams& p) { return p.rho0 * p.dx_m * p.dx_m * p.dx_m; }
+
+// Martin & Moyce (1952), n^2 = 2: a column a wide and 2a high against the back wall (x = 0)
+// of a tank 6a long with walls 3a high, quasi-two-dimensional: periodic along z over 10 dx (the column spans the
+// tank's width, so nothing varies along z).
+Scene dam_break(const SceneOptions& o) {
+    Scene s;
+    SphParams& p = s.params;
+    const float a = o.width_m > 0.0f ? o.width_m : kMartinMoyceWidth_m;
+    p.dx_m = o.dx_m > 0.0f ? o.dx_m : a / 20.0f;
+    set_smoothing(p, o);
+    const float depth = std::max(10.0f * p.dx_m, 3.0f * 2.0f * p.h_m * 1.01f);
+    const float length = 6.0f * a, height = 4.0f * a;
+    p.c0 = default_c0(o, std::sqrt(2.0f * 9.81f * 2.0f * a));
+    // DualSPHysics's artificial viscosity for dam breaks. With seed 000's 0.01 the front runs
+    // 8-13% ahead of Martin & Moyce at a/dx = 16; with 0.1 it stays within 7-9% (docs/SPH.md).
+    p.alpha = 0.1f;
+    const float t = kBoundaryLayers * p.dx_m;
+    p.domain_min = {-t, -t, 0.0f};
+    p.domain_max = {length + t, height, std::round(depth / p.dx_m) * p.dx_m};
+    p.faces = {Face::wall, Face::wall, Face::wall, Face::open, Face::periodic, Face::periodic};
+    fill(s.particles, {0.0f, 0.0f, 0.0f}, {a, 2.0f * a, p.domain_max.z}, p.dx_m, ParticleKind::fluid, p.rho0,
+         fluid_mass(p));
+    tank_walls(s.particles, {length, 3.0f * a, p.domain_max.z}, p.dx_m, p.rho0, true, false);
+    if (o.hydrostatic) set_hydrostatic_density(s.particles, p, 2.0f * a);
+    return s;
+}
+
+// Water at rest (hydrostatics): depth d in a square tank as wide as deep with boundary-particle
+// floor and walls, or (--periodic) a floor only and periodic x and z over three kernel supports.
+Scene still_tank(const SceneOptions& o) {
+    Scene s;
+    SphParams& p = s.params;
+    const float depth = o.width_m > 0.0f ? o.width_m : 0.1f;
+    p.dx_m = o.dx_m > 0.0f ? o.dx_m : depth / 20.0f;
+    set_smoothing(p, o);
+    p.c0 = default_c0(o, std::sqrt(2.0f * 9.81f * depth));
+    const float t = kBoundaryLayers * p.dx_m;
+    if (o.periodic) {
+        const float side = std::ceil(3.0f * 2.0f * p.h_m * 1.01f / p.dx_m) * p.dx_m;
+        p.domain_min = {0.0f, -t, 0.0f};
+        p.domain_max = {side, 1.5f * depth, side};
+        p.faces = {Face::periodic, Face::periodic, Face::wall, Face::open, Face::periodic, Face::periodic};
+        fill(s.particles, {0.0f, 0.0f, 0.0f}, {side, depth, side}, p.dx_m, ParticleKind::fluid, p.rho0, fluid_mass(p));
+        fill(s.particles, {0.0f, -t, 0.0f}, {side, 0.0f, side}, p.dx_m, ParticleKind::boundary, p.rho0, fluid_mass(p));
+    } else {
+        const float side = std::round(depth / p.dx_m) * p.dx_m;
+        p.domain_min = {-t, -t, -t};
+        p.domain_max = {side + t, 1.5f * depth, side + t};
+        p.faces = {Face::wall, Face::wall, Face::wall, Face::open, Face::wall, Face::wall};
+        fill(s.particles, {0.0f, 0.0f, 0.0f}, {side, depth, side}, p.dx_m, ParticleKind::fluid, p.rho0, fluid_mass(p));
+        tank_walls(s.particles, {side, 1.5f * depth - t, side}, p.dx_m, p.rho0, true, true);
+    }
+    // Still water always starts hydrostatic: the point of the scene is the equilibrium.
+    set_hydrostatic_density(s.particles, p, depth);
+    return s;
+}
+
+float terrain_at(const HeightField& t, float x, float z);
+
+// A block, sphere or vertical column of fluid in a domain bounded by repulsive walls (no
+// boundary particles), above the terrain if one is given.
+Scene fluid_shape(const SceneOptions& o, Vec3f lo, Vec3f hi, const std::function<bool(Vec3f)>& inside) {
+    Scene s;
+    SphParams& p = s.params;
+    p.dx_m = o.dx_m > 0.0f ? o.dx_m : 0.02f;
+    set_smoothing(p, o);
+    p.domain_min = o.domain_min;
+    p.domain_max = o.domain_max;
+    for (int k = 0; k < 3; ++k)
+        if (!(lo[k] >= o.domain_min[k] && hi[k] <= o.domain_max[k] && lo[k] < hi[k]))
+            throw UsageError("the fluid must lie inside the domain");
+    p.c0 = default_c0(o, std::sqrt(2.0f * 9.81f * (hi.y - o.domain_min.y)));
+    p.terrain = o.terrain;
+    fill(s.particles, lo, hi, p.dx_m, ParticleKind::fluid, p.rho0, fluid_mass(p), [&](Vec3f q) {
+        return inside(q) && (p.terrain.empty() || q.y > terrain_at(p.terrain, q.x, q.z) + 0.5f * p.dx_m);
+    });
+    if (o.hydrostatic) set_hydrostatic_density(s.particles, p, hi.y);
+    return s;
+}
+
+Scene box(const SceneOptions& o) {
+    return fluid_shape(o, o.box_min, o.box_max, [](Vec3f) { return true; });
+}
+
+Scene sphere(const SceneOptions& o) {
+    const Vec3f r{o.radius_m, o.radius_m, o.radius_m};
+    return fluid_shape(o, o.center - r, o.center + r,
+                       [&](Vec3f q) { return norm2(q - o.center) <= o.radius_m * o.radius_m; });
+}
+
+Scene column(const SceneOptions& o) {
+    const Vec3f lo{o.center.x - o.radius_m, o.domain_min.y, o.center.z - o.radius_m};
+    const Vec3f hi{o.center.x + o.radius_m, o.domain_min.y + o.height_m, o.center.z + o.radius_m};
+    return fluid_shape(o, lo, hi, [&](Vec3f q) {
+        const float dx = q.x - o.center.x, dz = q.z - o.center.z;
+        return dx * dx + dz * dz <= o.radius_m * o.radius_m;
+    });
+}
+
+// DualSPHysics's standard 3D dam break with an obstacle (examples/main/01_DamBreak): tank
+// 1.6 x 0.4 (up) x 0.67 m, water 0.4 x 0.3 x 0.67 m at x = 0, a column 0.12 x 0.45 x 0.12 m at
+// x = 0.9 m, z = 0.24 m; its settings: cubic spline, h = sqrt(3) dp, alpha = 0.1, Fourtakas
+// diffusion 0.1, c0 = 20 sqrt(g 0.3), CFL 0.2, Verlet.
+Scene dam_break_obstacle(const SceneOptions& o) {
+    Scene s;
+    SphParams& p = s.params;
+    p.dx_m = o.dx_m > 0.0f ? o.dx_m : 0.01f;
+    p.kernel = KernelKind::cubic_spline;
+    p.h_m = smoothing_length_coefh(p.dx_m, o.coefh > 0.0f ? o.coefh : 1.0f);
+    p.alpha = 0.1f;
+    p.diffusion = DensityDiffusion::fourtakas;
+    p.diffusion_delta = 0.1f;
+    p.c0 = o.c0 > 0.0f ? o.c0 : 20.0f * std::sqrt(9.81f * 0.3f);
+    p.cfl = 0.2f;
+    p.integrator = Integrator::verlet;
+    p.shepard_every = 0;
+    const Vec3f tank{1.6f, 0.4f, 0.67f};
+    const float t = kBoundaryLayers * p.dx_m;
+    p.domain_min = {-t, -t, -t};
+    p.domain_max = {tank.x + t, tank.y + 0.1f, tank.z + t};
+    p.faces = {Face::wall, Face::wall, Face::wall, Face::open, Face::wall, Face::wall};
+    const Vec3f obstacle_lo{0.9f, 0.0f, 0.24f}, obstacle_hi{1.02f, 0.45f, 0.36f};
+    fill(s.particles, {0.0f, 0.0f, 0.0f}, {0.4f, 0.3f, tank.z}, p.dx_m, ParticleKind::fluid, p.rho0, fluid_mass(p));
+    tank_walls(s.particles, tank, p.dx_m, p.rho0, true, true);
+    fill(s.particles, obstacle_lo, obstacle_hi, p.dx_m, ParticleKind::boundary, p.rho0, fluid_mass(p));
+    if (o.hydrostatic) set_hydrostatic_density(s.particles, p, 0.3f);
+    return s;
+}
+
+// A height field sampled from f(x, z) on the domain's x-z extent.
+HeightField sample_terrain(const SphParams& p, float cell, const std::function<float(float, float)>& f) {
+    HeightField t;
+    t.cell_m = cell;
+    t.x0_m = p.domain_min.x;
+    t.z0_m = p.domain_min.z;
+    t.nx = int(std::ceil((p.domain_max.x - p.domain_min.x) / cell)) + 1;
+    t.nz = int(std::ceil((p.domain_max.z - p.domain_min.z) / cell)) + 1;
+    t.height_m.resize(std::size_t(t.nx) * std::size_t(t.nz));
+    for (int k = 0; k < t.nz; ++k)
+        for (int i = 0; i < t.nx; ++i) t.height_m[std::size_t(k) * t.nx + i] = f(t.x0_m + i * cell, t.z0_m + k * cell);
+    return t;
+}
+
+// Bilinear height, as BoundaryVolumes::terrain_height evaluates it on the device.
+float terrain_at(const HeightField& t, float x, float z) {
+    const float fx = std::clamp((x - t.x0_m) / t.cell_m, 0.0f, float(t.nx - 1) - 1e-4f);
+    const float fz = std::clamp((z - t.z0_m) / t.cell_m, 0.0f, float(t.nz - 1) - 1e-4f);
+    const int i = int(fx), k = int(fz);
+    const float u = fx - i, w = fz - k;
+    const float* r0 = &t.height_m[std::size_t(k) * t.nx + i];
+    const float* r1 = r0 + t.nx;
+    return (r0[0] * (1 - u) + r0[1] * u) * (1 - w) + (r1[0] * (1 - u) + r1[1] * u) * w;
+}
+
+// Seed 000's single-GPU test scene: a coastal section, ~200 x 110 x 200 m, a beach rising along
+// x from a sea floor, water to 60 m, a wave maker at x-; dx = 0.55 m gives ~4M particles.
+Scene coastal(const SceneOptions& o) {
+    Scene s;
+    SphParams& p = s.params;
+    p.dx_m = o.dx_m > 0.0f ? o.dx_m : 0.55f;
+    set_smoothing(p, o);
+    // Seed 000 ran c0 = 100 m/s (--c0 100); for 40 m of water that lets the density vary by
+    // 6%, so the default is 10 x the largest free-fall speed.
+    p.c0 = default_c0(o, std::sqrt(2.0f * 9.81f * 40.0f));
+    p.domain_min = {0.0f, 0.0f, 0.0f};
+    p.domain_max = {200.0f, 110.0f, 200.0f};
+    p.faces = {Face::wall, Face::wall, Face::wall, Face::open, Face::wall, Face::wall};
+    p.wave_maker = {0, 4.0f, 8.0f};
+    const float water = 60.0f;
+    // Flat floor at 20 m for x < 80 m, then a 1:2.5 beach with a gentle swell along z.
+    p.terrain = !o.terrain.empty() ? o.terrain : sample_terrain(p, 2.0f, [](float x, float z) {
+        const float beach = x < 80.0f ? 20.0f : 20.0f + (x - 80.0f) * 0.4f;
+        return beach + 3.0f * std::sin(z * 0.05f);
+    });
+    fill(s.particles, p.domain_min, {p.domain_max.x, water, p.domain_max.z}, p.dx_m, ParticleKind::fluid, p.rho0,
+         fluid_mass(p), [&](Vec3f q) { return q.y > terrain_at(p.terrain, q.x, q.z) + 0.5f * p.dx_m; });
+    set_hydrostatic_density(s.particles, p, water);  // the sea starts at rest
+    return s;
+}
+
+// Seed 000's cluster benchmark: a plane inclined along z (rising 1 m per 4 m), about half
+// flooded; the water runs down the slope.
+Scene inclined_plane(const SceneOptions& o) {
+    Scene s;
+    SphParams& p = s.params;
+    p.dx_m = o.dx_m > 0.0f ? o.dx_m : 0.05f;
+    set_smoothing(p, o);
+    const Vec3f size{4.0f, 3.0f, 8.0f};
+    p.c0 = o.c0 > 0.0f ? o.c0 : 10.0f * std::sqrt(2.0f * 9.81f * size.y);
+    p.domain_min = {0.0f, 0.0f, 0.0f};
+    p.domain_max = size;
+    p.faces = {Face::wall, Face::wall, Face::wall, Face::open, Face::wall, Face::wall};
+    // A plane: 2 x 2 samples are exact for the bilinear interpolation.
+    p.terrain = !o.terrain.empty() ? o.terrain : sample_terrain(p, size.z, [](float, float z) { return 0.25f * z; });
+    const float water = 1.0f;
+    fill(s.particles, p.domain_min, {size.x, water, size.z}, p.dx_m, ParticleKind::fluid, p.rho0, fluid_mass(p),
+         [&](Vec3f q) { return q.y > terrain_at(p.terrain, q.x, q.z) + 0.5f * p.dx_m; });
+    return s;
+}
+
+}  // namespace
+
+HeightField load_raw_height_field(const std::string& path, int nx, int nz, float cell_m, float scale_m, float offset_m,
+                                  float x0_m, float z0_m) {
+    if (nx < 2 || nz < 2 || !(cell_m > 0.0f))
+        throw UsageError("terrain: need at least 2 x 2 samples and a positive cell size");
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw IoError("terrain: cannot open " + path + ": " + std::strerror(errno));
+    std::vector<unsigned char> bytes(std::size_t(nx) * std::size_t(nz) * 2);
+    in.read(reinterpret_cast<char*>(bytes.data()), std::streamsize(bytes.size()));
+    if (std::size_t(in.gcount()) != bytes.size())
+        throw IoError("terrain: " + path + " holds fewer than " + std::to_string(nx) + " x " + std::to_string(nz) +
+                      " 16-bit samples");
+    HeightField t;
+    t.nx = nx;
+    t.nz = nz;
+    t.cell_m = cell_m;
+    t.x0_m = x0_m;
+    t.z0_m = z0_m;
+    t.height_m.resize(std::size_t(nx) * std::size_t(nz));
+    for (std::size_t i = 0; i < t.height_m.size(); ++i)
+        t.height_m[i] = offset_m + scale_m * float(bytes[2 * i] | (bytes[2 * i + 1] << 8));
+    return t;
+}
+
+void set_hydrostatic_density(ParticleSet& set, const SphParams& p, float surface_y_m) {
+    const TaitEos eos = TaitEos::from_sound_speed(p.rho0, p.c0, p.gamma);
+    const float g = std::sqrt(p.gravity.x * p.gravity.x + p.gravity.y * p.gravity.y + p.gravity.z * p.gravity.z);
+    for (std::size_t i = 0; i < set.size(); ++i) {
+        const float depth = std::max(0.0f, surface_y_m - set.position[i].y);
+        set.density[i] = eos.density(p.rho0 * g * depth);
+    }
+}
+
+const std::vector<SceneInfo>& scene_list() {
+    static const std::vector<SceneInfo> list{
+        {"dam-break", "Martin & Moyce (1952) n^2=2 column collapse, quasi-2D (--width a, default 0.05715 m)"},
+        {"dam-break-obstacle", "DualSPHysics's 3D dam break against a square column (tank 1.6 x 0.4 x 0.67 m)"},
+        {"still-tank", "water at rest in a tank, hydrostatic start (--width = depth, default 0.1 m; --periodic)"},
+        {"box", "a block of fluid (--box) in a domain of repulsive walls (--domain)"},
+        {"sphere", "a ball of fluid (--center, --radius) in a domain of repulsive walls (--domain)"},
+        {"column", "a vertical cylinder of fluid on the floor (--center x,_,z, --radius, --height)"},
+        {"coastal", "seed 000's coastal section: terrain, wave maker, ~4M particles at dx 0.55 m"},
+        {"inclined-plane", "seed 000's cluster benchmark: a slope along z, about half flooded"},
+    };
+    return list;
+}
+
+Scene make_scene(std::string_view name, const SceneOptions& o) {
+    if (o.dx_m < 0.0f || o.width_m < 0.0f || o.hdx <= 0.0f) throw UsageError("dx, width and hdx must be positive");
+    Scene s;
+    if (name == "dam-break")
+        s = dam_break(o);
+    else if (name == "dam-break-obstacle")
+        s = dam_break_obstacle(o);
+    else if (name == "still-tank")
+        s = still_tank(o);
+    else if (name == "box")
+        s = box(o);
+    else if (name == "sphere")
+        s = sphere(o);
+    else if (name == "column")
+        s = column(o);
+    else if (name == "coastal")
+        s = coastal(o);
+    else if (name == "inclined-plane")
+        s = inclined_plane(o);
+    else
+        throw UsageError("unknown scene '" + std::string(name) + "' (sph-init --list shows them)");
+    if (s.particles.size() == 0) throw UsageError("scene '" + std::string(name) + "' has no particles at this dx");
+    validate(s.params);
+    return s;
+}
+
+}  // namespace partikel::sph

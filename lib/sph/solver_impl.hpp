@@ -1,0 +1,664 @@
+// The solver's kernels, written once for both backends: functors with PK_HD operator() and the
+// step driver templated on the execution policy (CpuExec in solver.cpp, CudaExec in solver.cu).
+// Indices a, b are positions in the cell-ordered arrays; symbols follow seed 000 chapter 3.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <limits>
+#include <string>
+#include <utility>
+
+#include "core/error.hpp"
+#include "core/reduce_ops.hpp"
+#include "sph/eos.hpp"
+#include "sph/forces.hpp"
+#include "sph/kernel.hpp"
+#include "sph/solver_state.hpp"
+
+namespace partikel::sph {
+
+namespace kern {
+
+constexpr std::uint8_t kFluid = static_cast<std::uint8_t>(ParticleKind::fluid);
+constexpr std::uint8_t kMovingBoundary = static_cast<std::uint8_t>(ParticleKind::moving_boundary);
+
+// Neighbour-loop bodies must be inlined into the search loop: without this GCC keeps the
+// large Rates body as a call per candidate (half of the CPU time). nvcc inlines them anyway.
+#if defined(__CUDACC__)
+#define PK_NEIGHBOR_BODY
+#else
+#define PK_NEIGHBOR_BODY __attribute__((always_inline))
+#endif
+
+// Branch-free max without libm's NaN handling (fmaxf is a library call on the CPU).
+PK_DEVICE_INLINE float max_of(float a, float b) { return a > b ? a : b; }
+
+// False for NaN and +-inf (x - x is NaN for both); no fast-math in this project.
+PK_DEVICE_INLINE bool is_finite(float x) { return x - x == 0.0f; }
+
+// Wrap coordinates on periodic axes into [lo, lo + L).
+struct PeriodicWrap {
+    std::uint8_t mask;
+    Vec3f lo, length;
+    PK_DEVICE_INLINE Vec3f operator()(Vec3f x) const {
+        for (int k = 0; k < 3; ++k)
+            if ((mask >> k) & 1u) x[k] -= length[k] * floorf((x[k] - lo[k]) / length[k]);
+        return x;
+    }
+};
+
+// dst[k] = src[order[k]]: brings one per-particle array into the grid's cell order.
+template <class T> struct Gather {
+    const T* src;
+    T* dst;
+    const std::uint32_t* order;
+    PK_DEVICE_INLINE void operator()(std::size_t k) const { dst[k] = src[order[k]]; }
+};
+
+// dst[offset[i]] = src[i] where keep[i]: drops particles that left the domain.
+template <class T> struct Compact {
+    const T* src;
+    T* dst;
+    const std::uint32_t* keep;
+    const std::uint32_t* offset;
+    PK_DEVICE_INLINE void operator()(std::size_t i) const {
+        if (keep[i]) dst[offset[i]] = src[i];
+    }
+};
+
+// Shepard filter (seed 000 eq. 3.31) on fluid particles:
+// rho_a <- sum_b m_b W_ab / sum_b (m_b / rho_b) W_ab.
+// It is also the density of the summation scheme: the summation sum_b m_b W_ab (eq. 3.32)
+// normalised with the current densities rho_b. Normalising with summation densities instead
+// (summation pass, then Shepard) leaves the free surface under-dense, and Tait turns that into
+// a tension of order B that collapses the surface layer (docs/SPH.md).
+struct ShepardFilter {
+    frnn::CellGridView grid;
+    const float* mass;
+    const float* rho;
+    const std::uint8_t* kind;
+    float* rho_out;
+    SmoothingKernel kernel;
+    PK_HD void operator()(std::size_t a) const {
+        if (kind[a] != kFluid) {
+            rho_out[a] = rho[a];
+            return;
+        }
+        float num = 0.0f, den = 0.0f;
+        frnn::for_each_neighbor(grid, grid.positions[a], [&](std::uint32_t b, Vec3f, float r2) PK_NEIGHBOR_BODY {
+            const float mW = mass[b] * kernel.W(r2);
+            num += mW;
+            den += mW / rho[b];
+        });
+        rho_out[a] = num / den;
+    }
+};
+
+// The rates pass: dv/dt (eq. 3.28 + laminar term + boundary volumes), drho/dt (eq. 3.29 +
+// density diffusion), the XSPH correction (eq. 3.23) and each particle's time-step limit
+// (eqs. 3.33, 3.34).
+struct Rates {
+    frnn::CellGridView grid;
+    const Vec3f* vel;
+    const float* rho;
+    const float* mass;
+    const std::uint8_t* kind;
+    Vec3f* acc;
+    float* drho;
+    Vec3f* xsph;
+    float* dt_limit;
+    SmoothingKernel kernel;
+    TaitEos eos;
+    float h, c0, alpha;
+    float laminar_nu;  // m^2/s, 0: off
+    float eta2;        // 0.01 h^2, keeps mu_ab finite at r -> 0
+    DensityDiffusion diffusion;
+    float diffusion_coeff;  // 2 delta h c0
+    Vec3f gravity;
+    float xsph_epsilon;
+    BoundaryVolumes volumes;
+
+    PK_HD void operator()(std::size_t a) const {
+        const Vec3f r_a = grid.positions[a];
+        const Vec3f v_a = vel[a];
+        const float rho_a = rho[a];
+        const bool fluid_a = kind[a] == kFluid;
+        const float P_a = eos.pressure(rho_a);
+        const float P_over_rho2_a = P_a / (rho_a * rho_a);
+        Vec3f acc_a{0.0f, 0.0f, 0.0f};
+        Vec3f xsph_a{0.0f, 0.0f, 0.0f};
+        float drho_a = 0.0f;
+        float max_mu = 0.0f;
+        frnn::for_each_neighbor(grid, r_a, [&](std::uint32_t b, Vec3f r_ab, float r2) PK_NEIGHBOR_BODY {
+            if (b == a) return;
+            const bool fluid_b = kind[b] == kFluid;
+            if (!fluid_a && !fluid_b) return;  // boundary-boundary pairs do nothing
+            const float F = kernel.grad_factor(r2);
+            const Vec3f grad_W_ab = F * r_ab;
+            const Vec3f v_b = vel[b];
+            const Vec3f v_ab = v_a - v_b;
+            const float m_b = mass[b];
+            const float rho_b = rho[b];
+            const float inv_rho_b = 1.0f / rho_b;
+            const float inv_r2_eta2 = 1.0f / (r2 + eta2);
+            const float vr = dot(v_ab, r_ab);
+            // Continuity (eq. 3.29).
+            drho_a += m_b * dot(v_ab, grad_W_ab);
+            if (diffusion != DensityDiffusion::none && fluid_a && fluid_b) {
+                // Molteni & Colagrossi (2009): psi_ab = 2 (rho_b - rho_a) r_ba / r^2; Fourtakas et
+                // al. (2019) subtract the hydrostatic part rho_b^H - rho_a^H (from Tait with
+                // P_b^H - P_a^H = rho0 g . (r_b - r_a)).
+                float rho_ba = rho_b - rho_a;
+                if (diffusion == DensityDiffusion::fourtakas)
+                    rho_ba -= eos.density(-eos.rho0 * dot(gravity, r_ab)) - eos.rho0;
+                drho_a += diffusion_coeff * rho_ba * (-F) * (r2 * inv_r2_eta2) * (m_b * inv_rho_b);
+            }
+            const float mu_ab = h * vr * inv_r2_eta2;
+            max_mu = max_of(max_mu, mu_ab < 0.0f ? -mu_ab : mu_ab);
+            if (!fluid_a) return;
+            // Pressure and Monaghan viscosity (eqs. 3.26-3.28); rho_bar_ab = (rho_a + rho_b)/2.
+            const float inv_rho_sum = 1.0f / (rho_a + rho_b);
+            const float Pi_ab = vr < 0.0f ? -2.0f * alpha * c0 * mu_ab * inv_rho_sum : 0.0f;
+            const float P_b = eos.pressure(rho_b);
+            acc_a -= (m_b * (P_over_rho2_a + P_b * inv_rho_b * inv_rho_b + Pi_ab)) * grad_W_ab;
+            // Laminar viscosity (Lo & Shao 2002): 4 m_b nu (r_ab . grad W) / ((rho_a + rho_b) r^2) v_ab.
+            if (laminar_nu > 0.0f) acc_a += (4.0f * m_b * laminar_nu * F * r2 * inv_rho_sum * inv_r2_eta2) * v_ab;
+            if (xsph_epsilon > 0.0f) xsph_a += (2.0f * m_b * kernel.W(r2) * inv_rho_sum) * (v_b - v_a);
+        });
+        float limit = h / (c0 + max_mu);  // eq. 3.33
+        if (fluid_a) {
+            acc_a += gravity;
+            acc_a += volumes.acceleration(r_a, v_a);
+            const float a_abs = norm(acc_a);
+            if (a_abs > 0.0f) limit = fminf(limit, sqrtf(h / a_abs));  // eq. 3.34
+            xsph_a *= xsph_epsilon;
+        } else {
+            acc_a = {0.0f, 0.0f, 0.0f};
+        }
+        acc[a] = acc_a;
+        drho[a] = drho_a;
+        xsph[a] = xsph_a;
+        dt_limit[a] = limit;
+    }
+};
+
+// What boundary particles do during one stage: displacement and velocity of the prescribed
+// motion (zero for fixed boundaries), computed on the host in double precision.
+struct BoundaryStage {
+    Vec3f displacement;
+    Vec3f velocity;
+};
+
+// Midpoint predictor (eqs. 3.37-3.39): saves the state at t into *_t and moves the state to
+// t + dt/2 with the rates at t.
+struct Predict {
+    Vec3f* pos;
+    Vec3f* vel;
+    float* rho;
+    Vec3f* pos_t;
+    Vec3f* vel_t;
+    float* rho_t;
+    const Vec3f* acc;
+    const Vec3f* xsph;
+    const float* drho;
+    const std::uint8_t* kind;
+    float half_dt;
+    float rho0;
+    BoundaryStage moving;
+    PeriodicWrap wrap;
+    PK_DEVICE_INLINE void operator()(std::size_t a) const {
+        const Vec3f r = pos[a], v = vel[a];
+        const float d = rho[a];
+        pos_t[a] = r;
+        vel_t[a] = v;
+        rho_t[a] = d;
+        const float d_new = d + half_dt * drho[a];
+        if (kind[a] == kFluid) {
+            pos[a] = wrap(r + half_dt * (v + xsph[a]));
+            vel[a] = v + half_dt * acc[a];
+            rho[a] = d_new;
+        } else {
+            // Dynamic boundary particles: density evolves, kept >= rho0 so that the wall never
+            // pulls fluid in (DualSPHysics does the same).
+            const bool moves = kind[a] == kMovingBoundary;
+            pos[a] = moves ? wrap(r + moving.displacement) : r;
+            vel[a] = moves ? moving.velocity : Vec3f{0.0f, 0.0f, 0.0f};
+            rho[a] = fmaxf(d_new, rho0);
+        }
+    }
+};
+
+enum class CorrectorKind { midpoint, symplectic };
+
+// Corrector from t to t + dt with the rates at t + dt/2: midpoint (eqs. 3.40-3.42) or the
+// symplectic position Verlet of DualSPHysics (v by the half-step rate, r by the mean of v_t
+// and v_{t+dt}, rho by rho_t (2 - eps)/(2 + eps), eps = -(drho/rho) dt).
+struct Correct {
+    Vec3f* pos;
+    Vec3f* vel;
+    float* rho;
+    const Vec3f* pos_t;
+    const Vec3f* vel_t;
+    const float* rho_t;
+    const Vec3f* acc;
+    const Vec3f* xsph;
+    const float* drho;
+    const std::uint8_t* kind;
+    float dt;
+    float rho0;
+    CorrectorKind scheme;
+    BoundaryStage moving;
+    PeriodicWrap wrap;
+    PK_DEVICE_INLINE void operator()(std::size_t a) const {
+        float d_new;
+        if (scheme == CorrectorKind::midpoint) {
+            d_new = rho_t[a] + dt * drho[a];
+        } else {
+            const float eps = -(drho[a] / rho[a]) * dt;
+            d_new = rho_t[a] * (2.0f - eps) / (2.0f + eps);
+        }
+        if (kind[a] == kFluid) {
+            const Vec3f v_new = vel_t[a] + dt * acc[a];
+            const Vec3f drift = scheme == CorrectorKind::midpoint ? vel[a] : 0.5f * (vel_t[a] + v_new);
+            pos[a] = wrap(pos_t[a] + dt * (drift + xsph[a]));
+            vel[a] = v_new;
+            rho[a] = d_new;
+        } else {
+            const bool moves = kind[a] == kMovingBoundary;
+            pos[a] = moves ? wrap(pos_t[a] + moving.displacement) : pos_t[a];
+            vel[a] = moves ? moving.velocity : Vec3f{0.0f, 0.0f, 0.0f};
+            rho[a] = fmaxf(d_new, rho0);
+        }
+    }
+};
+
+// Verlet (Verlet 1967, as in DualSPHysics): v_{n+1} = v_{n-1} + 2 dt a_n,
+// r_{n+1} = r_n + dt v_n + dt^2/2 a_n, rho_{n+1} = rho_{n-1} + 2 dt drho_n; an Euler step
+// (v_n + dt a_n, rho_n + dt drho_n) every N steps and whenever no previous state exists.
+// *_t hold the previous step's v and rho.
+struct VerletStep {
+    Vec3f* pos;
+    Vec3f* vel;
+    float* rho;
+    Vec3f* vel_prev;
+    float* rho_prev;
+    const Vec3f* acc;
+    const Vec3f* xsph;
+    const float* drho;
+    const std::uint8_t* kind;
+    float dt;
+    float rho0;
+    bool euler;
+    BoundaryStage moving;
+    PeriodicWrap wrap;
+    PK_DEVICE_INLINE void operator()(std::size_t a) const {
+        const Vec3f v = vel[a];
+        const float d = rho[a];
+        const Vec3f v_prev = vel_prev[a];
+        const float d_new = euler ? d + dt * drho[a] : rho_prev[a] + 2.0f * dt * drho[a];
+        vel_prev[a] = v;
+        rho_prev[a] = d;
+        if (kind[a] == kFluid) {
+            pos[a] = wrap(pos[a] + dt * (v + xsph[a]) + (0.5f * dt * dt) * acc[a]);
+            vel[a] = (euler ? v : v_prev) + (euler ? dt : 2.0f * dt) * acc[a];
+            rho[a] = d_new;
+        } else {
+            const bool moves = kind[a] == kMovingBoundary;
+            pos[a] = moves ? wrap(pos[a] + moving.displacement) : pos[a];
+            vel[a] = moves ? moving.velocity : Vec3f{0.0f, 0.0f, 0.0f};
+            rho[a] = fmaxf(d_new, rho0);
+        }
+    }
+};
+
+// The status of a particle after a step, as a reduction value: bit 32 and up counts particles
+// with a non-finite state or a runaway speed (the run must stop), the low bits count fluid
+// particles outside the domain plus margin on non-periodic axes (removed).
+struct ParticleStatus {
+    const Vec3f* pos;
+    const Vec3f* vel;
+    const float* rho;
+    const std::uint8_t* kind;
+    Vec3f lo, hi;  // m, domain widened by the margin; periodic axes: -inf/+inf
+    float runaway_speed2;
+    PK_DEVICE_INLINE std::uint64_t operator()(std::size_t a) const {
+        const Vec3f r = pos[a], v = vel[a];
+        const float v2 = norm2(v);
+        const bool finite =
+            is_finite(r.x) && is_finite(r.y) && is_finite(r.z) && is_finite(v2) && is_finite(rho[a]) && rho[a] > 0.0f;
+        if (!finite || v2 > runaway_speed2) return std::uint64_t{1} << 32;
+        const bool inside = r.x >= lo.x && r.x <= hi.x && r.y >= lo.y && r.y <= hi.y && r.z >= lo.z && r.z <= hi.z;
+        return (inside || kind[a] != kFluid) ? 0u : 1u;
+    }
+};
+
+struct KeepFlag {
+    ParticleStatus status;
+    std::uint32_t* keep;
+    PK_DEVICE_INLINE void operator()(std::size_t a) const { keep[a] = status(a) == 0 ? 1u : 0u; }
+};
+
+// Diagnostics: per-particle values for the reductions (fluid only).
+struct KineticEnergy {
+    const Vec3f* vel;
+    const float* mass;
+    const std::uint8_t* kind;
+    PK_DEVICE_INLINE double operator()(std::size_t a) const {
+        return kind[a] == kFluid ? 0.5 * double(mass[a]) * double(norm2(vel[a])) : 0.0;
+    }
+};
+struct PotentialEnergy {
+    const Vec3f* pos;
+    const float* mass;
+    const std::uint8_t* kind;
+    Vec3f gravity;
+    PK_DEVICE_INLINE double operator()(std::size_t a) const {
+        return kind[a] == kFluid ? -double(mass[a]) * double(dot(gravity, pos[a])) : 0.0;
+    }
+};
+struct Speed {
+    const Vec3f* vel;
+    const std::uint8_t* kind;
+    PK_DEVICE_INLINE float operator()(std::size_t a) const { return kind[a] == kFluid ? norm(vel[a]) : 0.0f; }
+};
+struct FluidDensity {
+    const float* rho;
+    const std::uint8_t* kind;
+    float otherwise;  // identity of the reduction for boundary particles
+    PK_DEVICE_INLINE float operator()(std::size_t a) const { return kind[a] == kFluid ? rho[a] : otherwise; }
+};
+struct FluidCoordinate {
+    const Vec3f* pos;
+    const std::uint8_t* kind;
+    int axis;
+    PK_DEVICE_INLINE float operator()(std::size_t a) const { return kind[a] == kFluid ? pos[a][axis] : -INFINITY; }
+};
+struct IsFluid {
+    const std::uint8_t* kind;
+    PK_DEVICE_INLINE std::uint64_t operator()(std::size_t a) const { return kind[a] == kFluid ? 1u : 0u; }
+};
+
+}  // namespace kern
+
+// ---- the step driver, written once against Exec --------------------------------------------
+
+template <class Exec> std::size_t workspace_bytes_impl(const Exec& exec, std::size_t capacity) {
+    std::size_t bytes = exec.template reduce_scratch_bytes<float, MinOp>(capacity);
+    bytes = std::max(bytes, exec.template reduce_scratch_bytes<float, MaxOp>(capacity));
+    bytes = std::max(bytes, exec.template reduce_scratch_bytes<double, SumOp>(capacity));
+    bytes = std::max(bytes, exec.template reduce_scratch_bytes<std::uint64_t, SumOp>(capacity));
+    bytes = std::max(bytes, exec.template exclusive_sum_scratch_bytes<std::uint32_t>(capacity));
+    return 2 * bytes + 4096;  // CUB's needs may vary slightly with the value functor
+}
+
+namespace detail {
+
+inline std::string format_g(double v) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.6g", v);
+    return text;
+}
+
+inline SmoothingKernel smoothing_kernel(const SphParams& p) { return {p.kernel, p.h_m}; }
+
+inline kern::PeriodicWrap periodic_wrap(const SphParams& p) {
+    kern::PeriodicWrap w{0, p.domain_min, p.domain_max - p.domain_min};
+    for (int k = 0; k < 3; ++k)
+        if (p.faces[2 * k] == Face::periodic) w.mask |= std::uint8_t(1u << k);
+    return w;
+}
+
+// Displacement over [t0, t1] and velocity at t1 of moving boundary particles.
+inline kern::BoundaryStage boundary_stage(const SphParams& p, double t0, double t1) {
+    const double omega = 2.0 * 3.14159265358979323846 / p.boundary_motion.period_s;
+    const double ds = std::sin(omega * t1) - std::sin(omega * t0);
+    const double vc = omega * std::cos(omega * t1);
+    const Vec3f A = p.boundary_motion.amplitude_m;
+    return {{float(A.x * ds), float(A.y * ds), float(A.z * ds)}, {float(A.x * vc), float(A.y * vc), float(A.z * vc)}};
+}
+
+inline BoundaryVolumes boundary_volumes(const SolverState& s, double t) {
+    const SphParams& p = s.params;
+    BoundaryVolumes v;
+    v.lo = p.domain_min;
+    v.hi = p.domain_max;
+    for (int f = 0; f < 6; ++f)
+        if (p.faces[f] == Face::wall) v.wall_mask |= std::uint8_t(1u << f);
+    v.K = p.wall_stiffness * (p.c0 / p.h_m) * (p.c0 / p.h_m);
+    v.D = p.wall_damping * 2.0f * std::sqrt(v.K);
+    if (p.wave_maker.face >= 0) {
+        const double omega = 2.0 * 3.14159265358979323846 / p.wave_maker.period_s;
+        const float inward = p.wave_maker.face % 2 == 0 ? 1.0f : -1.0f;
+        v.wave_face = p.wave_maker.face;
+        v.wave_offset = inward * float(p.wave_maker.amplitude_m * std::sin(omega * t));
+        v.wave_velocity = inward * float(p.wave_maker.amplitude_m * omega * std::cos(omega * t));
+    }
+    if (!p.terrain.empty()) {
+        v.terrain = s.terrain_height.data();
+        v.terrain_nx = p.terrain.nx;
+        v.terrain_nz = p.terrain.nz;
+        v.terrain_x0 = p.terrain.x0_m;
+        v.terrain_z0 = p.terrain.z0_m;
+        v.terrain_inv_cell = 1.0f / p.terrain.cell_m;
+    }
+    return v;
+}
+
+template <class Exec, class T> void gather_one(const Exec& exec, DeviceBuffer<T>& array, DeviceBuffer<T>& spare,
+                                               const std::uint32_t* order, std::size_t n) {
+    exec.for_each(n, kern::Gather<T>{array.data(), spare.data(), order}, "sph.gather");
+    std::swap(array, spare);
+}
+
+template <class Exec, class T> void compact_one(const Exec& exec, DeviceBuffer<T>& array, DeviceBuffer<T>& spare,
+                                                const SolverState& s, std::size_t n) {
+    exec.for_each(n, kern::Compact<T>{array.data(), spare.data(), s.keep.data(), s.keep_offset.data()}, "sph.compact");
+    std::swap(array, spare);
+}
+
+template <class Exec> void shepard(const Exec& exec, SolverState& s) {
+    auto scope = s.profile.phase("shepard");
+    exec.for_each_uneven(s.n,
+                         kern::ShepardFilter{s.grid.view(), s.mass.data(), s.rho.data(), s.kind.data(),
+                                             s.spare_float.data(), smoothing_kernel(s.params)},
+                         "sph.shepard");
+    std::swap(s.rho, s.spare_float);
+}
+
+template <class Exec> void rates(const Exec& exec, SolverState& s, double t) {
+    auto scope = s.profile.phase("rates");
+    const SphParams& p = s.params;
+    const kern::Rates r{
+        .grid = s.grid.view(),
+        .vel = s.vel.data(),
+        .rho = s.rho.data(),
+        .mass = s.mass.data(),
+        .kind = s.kind.data(),
+        .acc = s.acc.data(),
+        .drho = s.drho.data(),
+        .xsph = s.xsph.data(),
+        .dt_limit = s.dt_candidate.data(),
+        .kernel = smoothing_kernel(p),
+        .eos = TaitEos::from_sound_speed(p.rho0, p.c0, p.gamma),
+        .h = p.h_m,
+        .c0 = p.c0,
+        .alpha = p.alpha,
+        .laminar_nu = p.laminar_nu,
+        .eta2 = 0.01f * p.h_m * p.h_m,
+        .diffusion = p.diffusion,
+        .diffusion_coeff = 2.0f * p.diffusion_delta * p.h_m * p.c0,
+        .gravity = p.gravity,
+        .xsph_epsilon = p.xsph_epsilon,
+        .volumes = boundary_volumes(s, t),
+    };
+    exec.for_each_uneven(s.n, r, "sph.rates");
+}
+
+// dt = cfl * min over particles of min(dt_cv, dt_f), reduced on the device.
+template <class Exec> double reduce_dt(const Exec& exec, SolverState& s) {
+    auto scope = s.profile.phase("dt reduce");
+    exec.transform_reduce(s.workspace, s.n, LoadAs<float, float>{s.dt_candidate.data()}, MinOp{},
+                          std::numeric_limits<float>::infinity(), s.reduced_float.data());
+    const double limit = exec.read_value(s.reduced_float.data());
+    const double dt = std::min(double(s.params.cfl) * limit, double(s.params.dt_max_s));
+    if (!(dt >= s.params.dt_min_s))
+        throw NumericalError("time step " + format_g(dt) + " s fell below its floor " + format_g(s.params.dt_min_s) +
+                             " s at step " + std::to_string(s.step) + " (t = " + format_g(s.time) + " s)");
+    return dt;
+}
+
+template <class Exec> kern::ParticleStatus particle_status(const SolverState& s) {
+    const SphParams& p = s.params;
+    const float margin = 2.0f * p.h_m;
+    kern::ParticleStatus st{s.pos.data(), s.vel.data(), s.rho.data(), s.kind.data(), {}, {}, 0.0f};
+    const float inf = std::numeric_limits<float>::infinity();
+    for (int k = 0; k < 3; ++k) {
+        const bool periodic = p.faces[2 * k] == Face::periodic;
+        st.lo[k] = periodic ? -inf : p.domain_min[k] - margin;
+        st.hi[k] = periodic ? inf : p.domain_max[k] + margin;
+    }
+    const float runaway = p.runaway_speed > 0.0f ? p.runaway_speed : 5.0f * p.c0;
+    st.runaway_speed2 = runaway * runaway;
+    return st;
+}
+
+// After a step: stop on NaN or runaway, remove fluid particles that left the domain.
+template <class Exec> void check_and_remove(const Exec& exec, SolverState& s) {
+    auto scope = s.profile.phase("check");
+    const auto status = particle_status<Exec>(s);
+    exec.transform_reduce(s.workspace, s.n, status, SumOp{}, std::uint64_t{0}, s.reduced_u64.data());
+    const std::uint64_t flags = exec.read_value(s.reduced_u64.data());
+    if (flags >> 32)
+        throw NumericalError(std::to_string(flags >> 32) + " particle(s) with NaN or runaway speed at step " +
+                             std::to_string(s.step + 1) + " (t = " + format_g(s.time + s.dt) +
+                             " s); lower the time step (--cfl) or check the scene");
+    const std::uint64_t leaving = flags & 0xffffffffu;
+    if (leaving == 0) return;
+    exec.for_each(s.n, kern::KeepFlag{status, s.keep.data()}, "sph.keep");
+    exec.exclusive_sum(s.workspace, s.keep.data(), s.keep_offset.data(), s.n);
+    compact_one(exec, s.pos, s.spare_vec3, s, s.n);
+    compact_one(exec, s.vel, s.spare_vec3, s, s.n);
+    compact_one(exec, s.rho, s.spare_float, s, s.n);
+    compact_one(exec, s.mass, s.spare_float, s, s.n);
+    compact_one(exec, s.id, s.spare_u64, s, s.n);
+    compact_one(exec, s.kind, s.spare_u8, s, s.n);
+    if (s.params.integrator == Integrator::verlet) {
+        compact_one(exec, s.vel_t, s.spare_vec3, s, s.n);
+        compact_one(exec, s.rho_t, s.spare_float, s, s.n);
+    }
+    s.n -= leaving;
+    s.removed += leaving;
+}
+
+}  // namespace detail
+
+// Build the grid on the current positions and gather every per-particle array into cell order.
+// `with_step_start`: also gather the *_t arrays (needed between predictor and corrector and by
+// Verlet's previous state).
+template <class Exec> void sort_by_cell_impl(const Exec& exec, SolverState& s, bool with_step_start) {
+    {
+        auto scope = s.profile.phase("grid build");
+        s.grid.build(s.pos.data(), s.n);
+    }
+    auto scope = s.profile.phase("gather");
+    const std::uint32_t* order = s.grid.sorted_to_original();
+    detail::gather_one(exec, s.pos, s.spare_vec3, order, s.n);
+    detail::gather_one(exec, s.vel, s.spare_vec3, order, s.n);
+    detail::gather_one(exec, s.rho, s.spare_float, order, s.n);
+    detail::gather_one(exec, s.mass, s.spare_float, order, s.n);
+    detail::gather_one(exec, s.id, s.spare_u64, order, s.n);
+    detail::gather_one(exec, s.kind, s.spare_u8, order, s.n);
+    if (with_step_start) {
+        if (s.params.integrator != Integrator::verlet) detail::gather_one(exec, s.pos_t, s.spare_vec3, order, s.n);
+        detail::gather_one(exec, s.vel_t, s.spare_vec3, order, s.n);
+        detail::gather_one(exec, s.rho_t, s.spare_float, order, s.n);
+    }
+}
+
+// One time step. On entry the arrays are in the cell order of a grid built on `pos`.
+template <class Exec> void advance_impl(const Exec& exec, SolverState& s) {
+    const SphParams& p = s.params;
+    const bool summation = p.density == DensityScheme::summation;
+    const bool shepard_now = summation || (p.shepard_every > 0 && s.step > 0 && s.step % p.shepard_every == 0);
+    const double t = s.time;
+    const float rho0 = p.rho0;
+    const auto wrap = detail::periodic_wrap(p);
+
+    if (shepard_now) detail::shepard(exec, s);
+    detail::rates(exec, s, t);
+    const double dt = detail::reduce_dt(exec, s);
+    s.dt = dt;
+
+    if (p.integrator == Integrator::verlet) {
+        auto scope = s.profile.phase("integrate");
+        const bool euler = !s.previous_valid || (s.step + 1) % p.verlet_euler_every == 0;
+        exec.for_each(s.n,
+                      kern::VerletStep{s.pos.data(), s.vel.data(), s.rho.data(), s.vel_t.data(), s.rho_t.data(),
+                                       s.acc.data(), s.xsph.data(), s.drho.data(), s.kind.data(), float(dt), rho0,
+                                       euler, detail::boundary_stage(p, t, t + dt), wrap},
+                      "sph.verlet");
+    } else {
+        {
+            auto scope = s.profile.phase("integrate");
+            exec.for_each(s.n,
+                          kern::Predict{s.pos.data(), s.vel.data(), s.rho.data(), s.pos_t.data(), s.vel_t.data(),
+                                        s.rho_t.data(), s.acc.data(), s.xsph.data(), s.drho.data(), s.kind.data(),
+                                        float(0.5 * dt), rho0, detail::boundary_stage(p, t, t + 0.5 * dt), wrap},
+                          "sph.predict");
+        }
+        sort_by_cell_impl(exec, s, true);
+        if (summation) detail::shepard(exec, s);
+        detail::rates(exec, s, t + 0.5 * dt);
+        auto scope = s.profile.phase("integrate");
+        const auto scheme =
+            p.integrator == Integrator::symplectic ? kern::CorrectorKind::symplectic : kern::CorrectorKind::midpoint;
+        exec.for_each(s.n,
+                      kern::Correct{s.pos.data(), s.vel.data(), s.rho.data(), s.pos_t.data(), s.vel_t.data(),
+                                    s.rho_t.data(), s.acc.data(), s.xsph.data(), s.drho.data(), s.kind.data(),
+                                    float(dt), rho0, scheme, detail::boundary_stage(p, t, t + dt), wrap},
+                      "sph.correct");
+    }
+    detail::check_and_remove(exec, s);
+    s.time = t + dt;
+    s.step += 1;
+    s.previous_valid = true;
+    sort_by_cell_impl(exec, s, p.integrator == Integrator::verlet);
+}
+
+template <class Exec> Diagnostics compute_diagnostics_impl(const Exec& exec, SolverState& s) {
+    Diagnostics d;
+    d.step = s.step;
+    d.time_s = s.time;
+    d.dt_s = s.dt;
+    d.removed = s.removed;
+    const float inf = std::numeric_limits<float>::infinity();
+    exec.transform_reduce(s.workspace, s.n, kern::KineticEnergy{s.vel.data(), s.mass.data(), s.kind.data()}, SumOp{},
+                          0.0, s.reduced_double.data());
+    exec.transform_reduce(s.workspace, s.n,
+                          kern::PotentialEnergy{s.pos.data(), s.mass.data(), s.kind.data(), s.params.gravity}, SumOp{},
+                          0.0, s.reduced_double.data() + 1);
+    exec.transform_reduce(s.workspace, s.n, kern::Speed{s.vel.data(), s.kind.data()}, MaxOp{}, 0.0f,
+                          s.reduced_float.data());
+    exec.transform_reduce(s.workspace, s.n, kern::FluidDensity{s.rho.data(), s.kind.data(), inf}, MinOp{}, inf,
+                          s.reduced_float.data() + 1);
+    exec.transform_reduce(s.workspace, s.n, kern::FluidDensity{s.rho.data(), s.kind.data(), -inf}, MaxOp{}, -inf,
+                          s.reduced_float.data() + 2);
+    exec.transform_reduce(s.workspace, s.n, kern::IsFluid{s.kind.data()}, SumOp{}, std::uint64_t{0},
+                          s.reduced_u64.data());
+    for (int axis = 0; axis < 3; ++axis) {
+        exec.transform_reduce(s.workspace, s.n, kern::FluidCoordinate{s.pos.data(), s.kind.data(), axis}, MaxOp{}, -inf,
+                              s.reduced_float.data() + 3);
+        d.fluid_max[axis] = exec.read_value(s.reduced_float.data() + 3);
+    }
+    d.kinetic_J = exec.read_value(s.reduced_double.data());
+    d.potential_J = exec.read_value(s.reduced_double.data() + 1);
+    d.max_speed = exec.read_value(s.reduced_float.data());
+    d.min_density = exec.read_value(s.reduced_float.data() + 1);
+    d.max_density = exec.read_value(s.reduced_float.data() + 2);
+    d.fluid_count = exec.read_value(s.reduced_u64.data());
+    return d;
+}
+
+}  // namespace partikel::sph

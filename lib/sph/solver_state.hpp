@@ -1,0 +1,67 @@
+// The solver's device-resident state, shared by solver.cpp (CPU instantiation, host API) and
+// solver.cu (CUDA instantiation). No backend includes.
+#pragma once
+
+#include <cstdint>
+
+#include "core/buffer.hpp"
+#include "core/timer.hpp"
+#include "core/workspace.hpp"
+#include "frnn/cell_grid.hpp"
+#include "partikel_config.hpp"
+#include "sph/solver.hpp"
+
+namespace partikel::sph {
+
+struct SolverState {
+    SolverState(const Backend& backend, const SphParams& params, std::size_t capacity, SolverOptions options);
+
+    Backend backend;
+    SphParams params;
+    SolverOptions options;
+    std::size_t capacity;  // particles allocated for
+    std::size_t n = 0;     // particles simulated (shrinks when particles leave the domain)
+
+    frnn::CellGrid grid;
+    Workspace workspace;
+    PhaseProfile profile;
+
+    // Per-particle arrays in cell order. *_t hold the state at the start of the step (midpoint,
+    // symplectic) or of the previous step (Verlet).
+    DeviceBuffer<Vec3f> pos, vel, pos_t, vel_t, acc, xsph;
+    DeviceBuffer<float> rho, rho_t, drho, mass, dt_candidate;
+    DeviceBuffer<std::uint64_t> id;
+    DeviceBuffer<std::uint8_t> kind;
+    // One spare per element type: a gather writes into the spare, then swaps it in.
+    DeviceBuffer<Vec3f> spare_vec3;
+    DeviceBuffer<float> spare_float;
+    DeviceBuffer<std::uint64_t> spare_u64;
+    DeviceBuffer<std::uint8_t> spare_u8;
+    DeviceBuffer<std::uint32_t> keep, keep_offset;  // compaction when particles leave
+    DeviceBuffer<float> terrain_height;
+    // Reduction results (device memory, read back once per step or per diagnostics call).
+    DeviceBuffer<float> reduced_float;
+    DeviceBuffer<double> reduced_double;
+    DeviceBuffer<std::uint64_t> reduced_u64;
+
+    std::int64_t step = 0;
+    double time = 0.0;
+    double dt = 0.0;
+    std::uint64_t removed = 0;
+    bool previous_valid = false;  // Verlet: pos_t/vel_t/rho_t hold the previous step
+};
+
+// Backend-specific entry points (solver_impl.hpp instantiated per backend).
+void sort_by_cell(SolverState& s, bool with_step_start);
+void advance(SolverState& s);
+Diagnostics compute_diagnostics(SolverState& s);
+std::size_t workspace_bytes(const Backend& backend, std::size_t capacity);
+
+#if PARTIKEL_HAVE_CUDA
+void sort_by_cell_cuda(SolverState& s, bool with_step_start);
+void advance_cuda(SolverState& s);
+Diagnostics compute_diagnostics_cuda(SolverState& s);
+std::size_t workspace_bytes_cuda(const Backend& backend, std::size_t capacity);
+#endif
+
+}  // namespace partikel::sph

@@ -1,0 +1,264 @@
+// The solver's contracts: no allocation in the step loop, pressure pushes apart, momentum is
+// conserved by the pair forces, results do not depend on the thread count, a restart through
+// a frame is bit-identical on the CPU, every scheme option runs, and CPU and CUDA agree.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <initializer_list>
+#include <map>
+#include <random>
+#include <string>
+
+#include "core/memory.hpp"
+#include "sph/frame_io.hpp"
+#include "sph/scenes.hpp"
+#include "sph/solver.hpp"
+#include "support/backends.hpp"
+
+using namespace partikel;
+using namespace partikel::sph;
+
+namespace {
+
+Scene small_tank() {
+    SceneOptions o;
+    o.width_m = 0.05f;
+    o.dx_m = 0.005f;
+    o.periodic = true;
+    return make_scene("still-tank", o);
+}
+
+Scene small_dam_break() {
+    SceneOptions o;
+    o.width_m = 0.04f;
+    o.dx_m = 0.004f;
+    return make_scene("dam-break", o);
+}
+
+std::map<std::uint64_t, std::size_t> by_id(const ParticleSet& p) {
+    std::map<std::uint64_t, std::size_t> m;
+    for (std::size_t i = 0; i < p.size(); ++i) m[p.id[i]] = i;
+    return m;
+}
+
+bool bit_identical(const ParticleSet& a, const ParticleSet& b) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        if (a.id[i] != b.id[i] || a.density[i] != b.density[i]) return false;
+        for (int k = 0; k < 3; ++k)
+            if (a.position[i][k] != b.position[i][k] || a.velocity[i][k] != b.velocity[i][k]) return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+TEST_CASE("no device allocation inside the step loop") {
+    Scene s = small_tank();
+    Solver solver(Backend::cpu(1), s.params, s.particles);
+    solver.step();  // anything lazily sized would show up here too
+    const auto before = device_allocation_count();
+    for (int i = 0; i < 5; ++i) solver.step();
+    (void)solver.diagnostics();
+    CHECK(device_allocation_count() == before);
+}
+
+TEST_CASE("pressure pushes two compressed particles apart; momentum conserved") {
+    SphParams p;
+    p.dx_m = 0.01f;
+    p.h_m = 0.015f;
+    p.c0 = 10.0f;
+    p.gravity = {0.0f, 0.0f, 0.0f};
+    p.domain_min = {-1.0f, -1.0f, -1.0f};
+    p.domain_max = {1.0f, 1.0f, 1.0f};
+    p.faces = parse_faces("open");
+    ParticleSet set;
+    const float m = p.rho0 * p.dx_m * p.dx_m * p.dx_m;
+    set.add({-0.005f, 0.0f, 0.0f}, {0, 0, 0}, 1010.0f, m, ParticleKind::fluid);
+    set.add({0.005f, 0.0f, 0.0f}, {0, 0, 0}, 1010.0f, m, ParticleKind::fluid);
+    Solver solver(Backend::cpu(1), p, set);
+    solver.step();
+    auto out = solver.download();
+    auto idx = by_id(out);
+    CHECK(out.velocity[idx[0]].x < 0.0f);
+    CHECK(out.velocity[idx[1]].x > 0.0f);
+    CHECK(out.velocity[idx[0]].x == doctest::Approx(-out.velocity[idx[1]].x).epsilon(1e-6));
+}
+
+TEST_CASE("pair forces conserve momentum in a free, disordered block") {
+    SphParams p;
+    p.dx_m = 0.01f;
+    p.h_m = 0.015f;
+    p.c0 = 10.0f;
+    p.alpha = 0.1f;
+    p.laminar_nu = 1e-3f;
+    p.gravity = {0.0f, 0.0f, 0.0f};
+    p.domain_min = {-1.0f, -1.0f, -1.0f};
+    p.domain_max = {1.0f, 1.0f, 1.0f};
+    p.faces = parse_faces("open");
+    ParticleSet set;
+    std::mt19937 rng(3);
+    std::uniform_real_distribution<float> jitter(-0.002f, 0.002f), speed(-0.2f, 0.2f), rho(990.0f, 1010.0f);
+    const float m = p.rho0 * 1e-6f;
+    for (int i = 0; i < 8; ++i)
+        for (int j = 0; j < 8; ++j)
+            for (int k = 0; k < 8; ++k)
+                set.add({i * 0.01f + jitter(rng), j * 0.01f + jitter(rng), k * 0.01f + jitter(rng)},
+                        {speed(rng), speed(rng), speed(rng)}, rho(rng), m, ParticleKind::fluid);
+    auto momentum = [&](const ParticleSet& s) {
+        Vec3d P{0, 0, 0};
+        for (std::size_t i = 0; i < s.size(); ++i)
+            for (int k = 0; k < 3; ++k) P[k] += double(s.mass[i]) * s.velocity[i][k];
+        return P;
+    };
+    const Vec3d P0 = momentum(set);
+    for (auto integrator : {Integrator::midpoint, Integrator::symplectic, Integrator::verlet}) {
+        CAPTURE(to_string(integrator));
+        p.integrator = integrator;
+        Solver solver(Backend::cpu(1), p, set);
+        for (int i = 0; i < 10; ++i) solver.step();
+        const Vec3d P1 = momentum(solver.download());
+        // Scale: total |m v| ~ 512 * 1e-3 kg * 0.1 m/s; float round-off only.
+        for (int k = 0; k < 3; ++k) CHECK(std::abs(P1[k] - P0[k]) < 1e-7);
+    }
+}
+
+TEST_CASE("results do not depend on the CPU thread count") {
+    Scene s = small_dam_break();
+    Solver one(Backend::cpu(1), s.params, s.particles);
+    Solver three(Backend::cpu(3), s.params, s.particles);
+    for (int i = 0; i < 20; ++i) {
+        one.step();
+        three.step();
+    }
+    CHECK(bit_identical(one.download(), three.download()));
+}
+
+TEST_CASE("a restart through a frame continues bit-identically on the CPU") {
+    Scene s = small_dam_break();
+    s.params.shepard_every = 7;  // a filter before and after the restart point
+    Solver straight(Backend::cpu(2), s.params, s.particles);
+    for (int i = 0; i < 20; ++i) straight.step();
+
+    Solver first(Backend::cpu(2), s.params, s.particles);
+    for (int i = 0; i < 10; ++i) first.step();
+    const fmt::Frame frame =
+        make_frame(first.download(), first.params(), first.step_count(), first.time(), first.last_dt());
+    const SimulationFrame restart = read_frame(frame);
+    CHECK(restart.step == 10);
+    Solver second(Backend::cpu(2), restart.params, restart.particles, restart.step, restart.time_s);
+    for (int i = 0; i < 10; ++i) second.step();
+    CHECK(second.time() == straight.time());
+    CHECK(bit_identical(second.download(), straight.download()));
+}
+
+TEST_CASE("every scheme option keeps a still tank still") {
+    struct Variant {
+        const char* name;
+        void (*apply)(SphParams&);
+    };
+    const Variant variants[] = {
+        {"default", [](SphParams&) {}},
+        {"summation + xsph",
+         [](SphParams& p) {
+             p.density = DensityScheme::summation;
+             p.xsph_epsilon = 0.5f;
+         }},
+        {"molteni", [](SphParams& p) { p.diffusion = DensityDiffusion::molteni; }},
+        {"fourtakas", [](SphParams& p) { p.diffusion = DensityDiffusion::fourtakas; }},
+        {"laminar", [](SphParams& p) { p.laminar_nu = 1e-6f; }},
+        {"cubic", [](SphParams& p) { p.kernel = KernelKind::cubic_spline; }},
+        {"symplectic", [](SphParams& p) { p.integrator = Integrator::symplectic; }},
+        {"verlet",
+         [](SphParams& p) {
+             p.integrator = Integrator::verlet;
+             p.verlet_euler_every = 10;
+         }},
+    };
+    for (const auto& v : variants) {
+        CAPTURE(std::string(v.name));
+        Scene s = small_tank();
+        v.apply(s.params);
+        Solver solver(Backend::cpu(1), s.params, s.particles);
+        for (int i = 0; i < 40; ++i) solver.step();
+        const Diagnostics d = solver.diagnostics();
+        CHECK(d.removed == 0);
+        // Still water stays still: speeds far below sqrt(g depth) = 0.7 m/s.
+        CHECK(d.max_speed < 0.05);
+        CHECK(d.min_density > 0.99 * s.params.rho0);
+        CHECK(d.max_density < 1.01 * s.params.rho0);
+    }
+}
+
+TEST_CASE("particles leaving through an open face are removed and counted") {
+    SphParams p;
+    p.dx_m = 0.01f;
+    p.h_m = 0.015f;
+    p.gravity = {0.0f, -9.81f, 0.0f};
+    p.domain_min = {0.0f, 0.0f, 0.0f};
+    p.domain_max = {0.2f, 0.2f, 0.2f};
+    p.faces = parse_faces("wall,wall,open,open,wall,wall");  // no floor
+    ParticleSet set;
+    const float m = p.rho0 * 1e-6f;
+    set.add({0.1f, 0.01f, 0.1f}, {0.0f, -2.0f, 0.0f}, 1000.0f, m, ParticleKind::fluid);
+    set.add({0.1f, 0.15f, 0.1f}, {0.0f, 0.0f, 0.0f}, 1000.0f, m, ParticleKind::fluid);
+    Solver solver(Backend::cpu(1), p, set);
+    while (solver.time() < 0.05) solver.step();
+    CHECK(solver.removed() == 1);
+    CHECK(solver.size() == 1);
+    CHECK(solver.download().id[0] == 1);
+}
+
+TEST_CASE("CPU and CUDA agree after 100 steps of a dam break" * doctest::test_suite("gpu")) {
+    Scene s = small_dam_break();
+    Solver cpu(Backend::cpu(0), s.params, s.particles);
+    Solver gpu(test::cuda_backend(), s.params, s.particles, 0, 0.0, {.deterministic = true});
+    for (int i = 0; i < 100; ++i) {
+        cpu.step();
+        gpu.step();
+    }
+    CHECK(gpu.time() == doctest::Approx(cpu.time()).epsilon(1e-5));
+    const ParticleSet a = cpu.download(), b = gpu.download();
+    REQUIRE(a.size() == b.size());
+    auto ib = by_id(b);
+    // Tolerances: float round-off (FMA contraction, summation order) grown over 100 steps of a
+    // smooth flow; 1e-3 dx in position, 1e-3 m/s in velocity (speeds reach ~0.3 m/s), 1e-4
+    // relative in density.
+    double max_dx = 0, max_dv = 0, max_drho = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        const std::size_t j = ib.at(a.id[i]);
+        max_dx = std::max(max_dx, double(norm(a.position[i] - b.position[j])));
+        max_dv = std::max(max_dv, double(norm(a.velocity[i] - b.velocity[j])));
+        max_drho = std::max(max_drho, double(std::abs(a.density[i] - b.density[j]) / a.density[i]));
+    }
+    CHECK(max_dx < 1e-3 * s.params.dx_m);
+    CHECK(max_dv < 1e-3);
+    CHECK(max_drho < 1e-4);
+}
+
+TEST_CASE("moving boundary particles follow their prescribed motion; fixed ones stay") {
+    SphParams p;
+    p.dx_m = 0.01f;
+    p.h_m = 0.015f;
+    p.gravity = {0.0f, 0.0f, 0.0f};
+    p.domain_min = {-1.0f, -1.0f, -1.0f};
+    p.domain_max = {1.0f, 1.0f, 1.0f};
+    p.boundary_motion = {{0.05f, 0.0f, 0.0f}, 0.5f};
+    p.dt_max_s = 1e-3f;
+    for (auto integrator : {Integrator::midpoint, Integrator::symplectic, Integrator::verlet}) {
+        CAPTURE(to_string(integrator));
+        p.integrator = integrator;
+        ParticleSet set;
+        const float m = p.rho0 * 1e-6f;
+        set.add({0.0f, 0.0f, 0.0f}, {0, 0, 0}, 1000.0f, m, ParticleKind::moving_boundary);
+        set.add({0.5f, 0.5f, 0.5f}, {0, 0, 0}, 1000.0f, m, ParticleKind::boundary);
+        set.add({-0.5f, 0.5f, 0.5f}, {0, 0, 0}, 1000.0f, m, ParticleKind::fluid);
+        Solver solver(Backend::cpu(1), p, set);
+        for (int i = 0; i < 100; ++i) solver.step();
+        const ParticleSet out = solver.download();
+        auto idx = by_id(out);
+        const double expected = 0.05 * std::sin(2.0 * M_PI * solver.time() / 0.5);
+        CHECK(out.position[idx[0]].x == doctest::Approx(expected).epsilon(1e-4));
+        CHECK(out.position[idx[1]].x == 0.5f);
+    }
+}
