@@ -1,7 +1,10 @@
 # Version, git commit and compiled-in backends for `--version`, into generated/partikel_config.hpp.
-set(PARTIKEL_GIT_COMMIT "unknown")
+# -DPARTIKEL_GIT_COMMIT=... names the commit of a source tree without .git (a snapshot).
+if(NOT PARTIKEL_GIT_COMMIT)
+  set(PARTIKEL_GIT_COMMIT "unknown")
+endif()
 find_package(Git QUIET)
-if(GIT_FOUND)
+if(GIT_FOUND AND EXISTS ${PROJECT_SOURCE_DIR}/.git)
   execute_process(COMMAND ${GIT_EXECUTABLE} rev-parse --short=12 HEAD
                   WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}
                   OUTPUT_VARIABLE _commit RESULT_VARIABLE _rc ERROR_QUIET OUTPUT_STRIP_TRAILING_WHITESPACE)

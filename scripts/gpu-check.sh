@@ -46,7 +46,9 @@ fi
 { nvidia-smi; nvcc --version; git log -1 --format='commit %H %cd' 2>/dev/null; date -u; } > "$OUT/machine.txt" 2>&1
 
 echo "== configure + build (sm_90, -j$jobs)"
-if ! cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPARTIKEL_CUDA=ON \
+commit_arg=()
+[ -f COMMIT ] && commit_arg=(-DPARTIKEL_GIT_COMMIT="$(cat COMMIT)")  # a snapshot without .git
+if ! cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPARTIKEL_CUDA=ON "${commit_arg[@]}" \
       -DCMAKE_CUDA_ARCHITECTURES=90 > "$OUT/configure.log" 2>&1; then
   tail -30 "$OUT/configure.log"; exit 1
 fi
