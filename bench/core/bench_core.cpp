@@ -19,25 +19,6 @@
 
 using namespace partikel;
 
-namespace {
-
-double median_seconds(const Backend& backend, int repeats, const std::function<void()>& body) {
-    DeviceTimer timer(backend);
-    body();  // warm-up
-    backend.synchronize();
-    std::vector<double> times;
-    for (int r = 0; r < repeats; ++r) {
-        timer.start();
-        body();
-        timer.stop();
-        times.push_back(timer.seconds());
-    }
-    std::sort(times.begin(), times.end());
-    return times[times.size() / 2];
-}
-
-}  // namespace
-
 int main(int argc, char** argv) {
     tools::Tool tool("bench_core", "Benchmark core primitives (copy, sort, scan, reduce)");
     tool.add_common(tools::kDevice | tools::kThreads);
@@ -69,25 +50,25 @@ int main(int argc, char** argv) {
             DeviceBuffer<std::uint32_t> keys(b, n), keys_out(b, n), values(b, n), values_out(b, n);
             keys.copy_from_host(host);
             values.copy_from_host(host);
-            double s = median_seconds(b, repeats, [&] {
+            double s = median_device_seconds(b, repeats, [&] {
                 copy_bytes(b, keys_out.data(), keys.data(), n * 4, CopyDirection::device_to_device, true);
             });
             report("copy (read+write)", n, s, 2.0 * 4.0 * n);
             Workspace ws(b, std::max({sort_pairs_scratch_bytes<std::uint32_t>(b, n),
                                       exclusive_sum_scratch_bytes<std::uint32_t>(b, n),
                                       reduce_scratch_bytes<float, double>(b, n)}));
-            s = median_seconds(b, repeats, [&] {
+            s = median_device_seconds(b, repeats, [&] {
                 sort_pairs<std::uint32_t>(b, ws, keys.data(), keys_out.data(), values.data(), values_out.data(), n);
             });
             report("sort_pairs u32/u32", n, s, 0);
-            s = median_seconds(b, repeats, [&] {
+            s = median_device_seconds(b, repeats, [&] {
                 sort_pairs<std::uint32_t>(b, ws, keys.data(), keys_out.data(), values.data(), values_out.data(), n, 0, 20);
             });
             report("sort_pairs 20 bits", n, s, 0);
-            s = median_seconds(b, repeats, [&] { exclusive_sum<std::uint32_t>(b, ws, keys.data(), keys_out.data(), n); });
+            s = median_device_seconds(b, repeats, [&] { exclusive_sum<std::uint32_t>(b, ws, keys.data(), keys_out.data(), n); });
             report("exclusive_sum u32", n, s, 2.0 * 4.0 * n);
             DeviceBuffer<double> sum(b, 1);
-            s = median_seconds(b, repeats, [&] {
+            s = median_device_seconds(b, repeats, [&] {
                 reduce<float, double>(b, ws, ReduceKind::sum, reinterpret_cast<const float*>(keys.data()), n, sum.data());
             });
             report("reduce f32->f64 sum", n, s, 4.0 * n);

@@ -36,21 +36,6 @@ using frnn::SearchShape;
 
 namespace {
 
-double median_seconds(const Backend& backend, int repeats, const std::function<void()>& body) {
-    DeviceTimer timer(backend);
-    body();  // warm-up
-    backend.synchronize();
-    std::vector<double> times;
-    for (int r = 0; r < repeats; ++r) {
-        timer.start();
-        body();
-        timer.stop();
-        times.push_back(timer.seconds());
-    }
-    std::sort(times.begin(), times.end());
-    return times[times.size() / 2];
-}
-
 struct Case {
     std::string name;
     int side = 0;          // lattice side: N = side^3
@@ -167,7 +152,7 @@ int main(int argc, char** argv) {
                     continue;
                 }
                 // Grid build: counting sort (the default) and, at k = 0, the radix sort.
-                const double t_grid = median_seconds(b, repeats, [&] { grid->build(pos.data(), n); });
+                const double t_grid = median_device_seconds(b, repeats, [&] { grid->build(pos.data(), n); });
                 grid->enable_timing(true);
                 grid->build(pos.data(), n);
                 const auto gt = grid->last_build_times();
@@ -178,19 +163,19 @@ int main(int argc, char** argv) {
                 report.row(c, n, "grid-build-counting", k, "-", t_grid, 0, 0, phases.str());
                 // A simulation keeps its particles in (nearly) cell order: build from sorted input.
                 copy_bytes(b, sorted_pos.data(), grid->view().positions, n * sizeof(Vec3f), CopyDirection::device_to_device);
-                const double t_presorted = median_seconds(b, repeats, [&] { grid->build(sorted_pos.data(), n); });
+                const double t_presorted = median_device_seconds(b, repeats, [&] { grid->build(sorted_pos.data(), n); });
                 report.row(c, n, "grid-build-presorted", k, "-", t_presorted, 0, 0);
                 if (k == 0) {
                     frnn::GridSpec radix = spec;
                     radix.sort = frnn::SortMethod::radix;
                     frnn::CellGrid rgrid(b, radix, n);
-                    const double t_radix = median_seconds(b, repeats, [&] { rgrid.build(pos.data(), n); });
+                    const double t_radix = median_device_seconds(b, repeats, [&] { rgrid.build(pos.data(), n); });
                     report.row(c, n, "grid-build-radix", k, "-", t_radix, 0, 0);
                     frnn::GridSpec morton = spec;
                     morton.morton = true;
                     frnn::CellGrid mgrid(b, morton, n);
                     mgrid.build(pos.data(), n);
-                    const double t_morton = median_seconds(
+                    const double t_morton = median_device_seconds(
                         b, repeats, [&] { frnn::count_neighbors(mgrid, SearchShape::tight, counts.data()); });
                     const auto ms = frnn::search_stats(mgrid, SearchShape::tight);
                     report.row(c, n, "query-count-morton", k, "tight", t_morton, ms.candidates_per_neighbor(),
@@ -201,7 +186,7 @@ int main(int argc, char** argv) {
                     // k = 3 full is 13824 cells per particle: only at the smallest size.
                     if (shape == SearchShape::full && k == 3 && n > 2000000) continue;
                     const auto st = frnn::search_stats(*grid, shape);
-                    const double t_count = median_seconds(b, repeats, [&] { frnn::count_neighbors(*grid, shape, counts.data()); });
+                    const double t_count = median_device_seconds(b, repeats, [&] { frnn::count_neighbors(*grid, shape, counts.data()); });
                     std::ostringstream cells;
                     cells << ",\"cells_mean\":" << double(st.cells) / double(std::max<std::uint64_t>(st.particles, 1))
                           << ",\"cells_nominal\":" << frnn::searched_cells(shape, k);
@@ -217,7 +202,7 @@ int main(int argc, char** argv) {
                         lo.shape = shape;
                         lo.indices = space;
                         frnn::NeighborList list(b, n, st.neighbors + 8 * n, lo);  // + row padding
-                        const double t_list = median_seconds(b, repeats, [&] {
+                        const double t_list = median_device_seconds(b, repeats, [&] {
                             grid->build(pos.data(), n);
                             list.build(*grid);
                         });
@@ -233,7 +218,7 @@ int main(int argc, char** argv) {
                                    extra.str());
                         if (space == frnn::IndexSpace::sorted &&
                             (shape == SearchShape::tight || shape == SearchShape::sphere)) {
-                            const double t_pre = median_seconds(b, repeats, [&] {
+                            const double t_pre = median_device_seconds(b, repeats, [&] {
                                 grid->build(sorted_pos.data(), n);
                                 list.build(*grid);
                             });
@@ -249,7 +234,7 @@ int main(int argc, char** argv) {
                         lo.indices = frnn::IndexSpace::sorted;
                         lo.layout = frnn::ListLayout::strided;
                         frnn::NeighborList list(b, n, st.max_neighbors, lo);
-                        const double t_list = median_seconds(b, repeats, [&] {
+                        const double t_list = median_device_seconds(b, repeats, [&] {
                             grid->build(pos.data(), n);
                             list.build(*grid);
                         });
@@ -259,7 +244,7 @@ int main(int argc, char** argv) {
                             // Seed 004's registration order (groups of 2^k x cells share cells first).
                             lo.order = frnn::ListOrder::shared_first;
                             frnn::NeighborList shared(b, n, st.max_neighbors, lo);
-                            const double t_shared = median_seconds(b, repeats, [&] {
+                            const double t_shared = median_device_seconds(b, repeats, [&] {
                                 grid->build(pos.data(), n);
                                 shared.build(*grid);
                             });
@@ -286,9 +271,9 @@ int main(int argc, char** argv) {
                     frnn::NeighborList probe(b, n, 1, frnn::ListOptions{});
                     const std::uint64_t need = probe.count(probe_grid);
                     frnn::VerletList verlet(b, vs, n, need + 1);
-                    const double t_build = median_seconds(b, repeats, [&] { verlet.build(sorted_pos.data(), n); });
+                    const double t_build = median_device_seconds(b, repeats, [&] { verlet.build(sorted_pos.data(), n); });
                     report.row(c, n, "verlet-build", k, "tight", t_build, 0, double(verlet.list().total()) / double(n));
-                    const double t_reuse = median_seconds(b, repeats, [&] {
+                    const double t_reuse = median_device_seconds(b, repeats, [&] {
                         (void)verlet.update(sorted_pos.data(), n);
                         frnn::count_neighbors(b, verlet.view(), sorted_pos.data(), n, counts.data());
                     });

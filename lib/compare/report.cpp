@@ -1,5 +1,7 @@
 #include "compare/report.hpp"
 
+#include "core/log.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -221,34 +223,7 @@ private:
             out_ << ',';
         first_ = false;
     }
-    void string(std::string_view text) {
-        out_ << '"';
-        for (const char c : text) {
-            switch (c) {
-                case '"':
-                    out_ << "\\\"";
-                    break;
-                case '\\':
-                    out_ << "\\\\";
-                    break;
-                case '\n':
-                    out_ << "\\n";
-                    break;
-                case '\t':
-                    out_ << "\\t";
-                    break;
-                default:
-                    if (static_cast<unsigned char>(c) < 0x20) {
-                        char escaped[8];
-                        std::snprintf(escaped, sizeof escaped, "\\u%04x", unsigned(static_cast<unsigned char>(c)));
-                        out_ << escaped;
-                    } else {
-                        out_ << c;
-                    }
-            }
-        }
-        out_ << '"';
-    }
+    void string(std::string_view text) { out_ << json_quote(text); }
 
     std::ostream& out_;
     bool first_ = true;

@@ -1,5 +1,6 @@
 #include "core/timer.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "core/log.hpp"
@@ -51,6 +52,21 @@ double DeviceTimer::seconds() {
     if (stop_event_) return 1e-3 * cuda_rt::event_elapsed_ms(backend_.device_index(), start_event_, stop_event_);
 #endif
     return std::chrono::duration<double>(stop_time_ - start_time_).count();
+}
+
+double median_device_seconds(const Backend& backend, int repeats, const std::function<void()>& body) {
+    DeviceTimer timer(backend);
+    body();
+    backend.synchronize();
+    std::vector<double> times;
+    for (int r = 0; r < std::max(repeats, 1); ++r) {
+        timer.start();
+        body();
+        timer.stop();
+        times.push_back(timer.seconds());
+    }
+    std::sort(times.begin(), times.end());
+    return times[times.size() / 2];
 }
 
 PhaseProfile::PhaseProfile(const Backend& backend, bool enabled) : backend_(backend), enabled_(enabled) {}

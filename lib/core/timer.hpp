@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -42,6 +43,10 @@ private:
     void* stop_event_ = nullptr;
     std::chrono::steady_clock::time_point start_time_, stop_time_;
 };
+
+// Median device time of `repeats` runs of `body`, after one untimed warm-up run: the
+// measurement every benchmark in bench/ reports.
+double median_device_seconds(const Backend& backend, int repeats, const std::function<void()>& body);
 
 // Per-phase totals. When disabled, phase() costs nothing. When enabled, each phase is timed on
 // the device (so it adds one wait per phase: use it for --profile and benchmarks, not always).

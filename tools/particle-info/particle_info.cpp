@@ -35,34 +35,13 @@ std::string brief(double v) {
 
 std::string json_number(double v) { return std::isfinite(v) ? number(v) : "null"; }
 
-std::string json_string(const std::string& s) {
-    std::string out = "\"";
-    for (unsigned char c : s) {
-        switch (c) {
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
-        case '\n': out += "\\n"; break;
-        case '\r': out += "\\r"; break;
-        case '\t': out += "\\t"; break;
-        default:
-            if (c < 0x20) {
-                char buf[8];
-                std::snprintf(buf, sizeof buf, "\\u%04x", c);
-                out += buf;
-            } else {
-                out += static_cast<char>(c);
-            }
-        }
-    }
-    return out + "\"";
-}
 
 std::string attribute_text(const AttributeValue& value, bool json) {
     return std::visit([&](const auto& v) -> std::string {
         using T = std::decay_t<decltype(v)>;
         if constexpr (std::is_same_v<T, std::int64_t>) return std::to_string(v);
         else if constexpr (std::is_same_v<T, double>) return json ? json_number(v) : number(v);
-        else if constexpr (std::is_same_v<T, std::string>) return json_string(v);
+        else if constexpr (std::is_same_v<T, std::string>) return json_quote(v);
         else {
             std::string s = "[";
             for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + (json ? json_number(v[i]) : number(v[i]));
@@ -127,18 +106,18 @@ void print_json(const Frame& f, std::uint64_t index, const Options& o, bool firs
            ", \"dt\": " + json_number(f.dt) + ", \"time_unit_si\": " + json_number(f.time_unit_si) + ",\n   \"attributes\": {";
     bool first_attr = true;
     for (const auto& [key, value] : f.attributes) {
-        out += (first_attr ? "" : ", ") + json_string(key) + ": " + attribute_text(value, true);
+        out += (first_attr ? "" : ", ") + json_quote(key) + ": " + attribute_text(value, true);
         first_attr = false;
     }
     out += "},\n   \"groups\": [";
     for (std::size_t gi = 0; gi < f.groups().size(); ++gi) {
         const auto& g = f.groups()[gi];
-        out += std::string(gi ? "," : "") + "\n    {\"name\": " + json_string(g.name()) + ", \"count\": " + std::to_string(g.count()) +
+        out += std::string(gi ? "," : "") + "\n    {\"name\": " + json_quote(g.name()) + ", \"count\": " + std::to_string(g.count()) +
                ", \"columns\": [";
         for (std::size_t ci = 0; ci < g.columns().size(); ++ci) {
             const auto& c = g.columns()[ci];
-            out += std::string(ci ? "," : "") + "\n     {\"name\": " + json_string(c.name()) + ", \"type\": \"" + std::string(scalar_name(c.type())) +
-                   "\", \"components\": " + std::to_string(c.components()) + ", \"unit\": " + json_string(unit_symbol(c.unit())) +
+            out += std::string(ci ? "," : "") + "\n     {\"name\": " + json_quote(c.name()) + ", \"type\": \"" + std::string(scalar_name(c.type())) +
+                   "\", \"components\": " + std::to_string(c.components()) + ", \"unit\": " + json_quote(unit_symbol(c.unit())) +
                    ", \"unit_dimension\": [";
             for (int i = 0; i < 7; ++i) out += (i ? ", " : "") + json_number(c.unit().dimension[i]);
             out += "], \"unit_si\": " + json_number(c.unit().si_factor);
@@ -183,7 +162,7 @@ int particle_info(std::span<const std::string> args) {
         auto reader = open_reader(input);
         const auto count = reader->frame_count();
         if (o.json) {
-            std::printf("{\"file\": %s, \"encoding\": \"%s\", \"frame_count\": %s, \"frames\": [\n", json_string(reader->name()).c_str(),
+            std::printf("{\"file\": %s, \"encoding\": \"%s\", \"frame_count\": %s, \"frames\": [\n", json_quote(reader->name()).c_str(),
                         std::string(encoding_name(reader->encoding())).c_str(), count ? std::to_string(*count).c_str() : "null");
         } else {
             std::printf("%s: %s%s\n", reader->name().c_str(), std::string(encoding_name(reader->encoding())).c_str(),

@@ -1,0 +1,45 @@
+# Shared helpers for the CLI tests: each case sources this (through its area's lib.sh or
+# directly), runs in a fresh directory, calls `check` per expectation and ends with `finish`.
+set -u
+fail=0
+work=$(mktemp -d "${TMPDIR:-/tmp}/partikel-cli.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 1
+
+# check DESCRIPTION EXPECTED_STATUS COMMAND...: runs COMMAND, keeps stdout/stderr in
+# $work/out and $work/err, and records a failure when the status differs.
+check() {
+  local what=$1 expected=$2
+  shift 2
+  "$@" >"$work/out" 2>"$work/err"
+  local status=$?
+  if [ "$status" -ne "$expected" ]; then
+    echo "FAIL $what: exit $status, expected $expected"
+    sed 's/^/  stdout: /' "$work/out" | head -20
+    sed 's/^/  stderr: /' "$work/err" | head -5
+    fail=1
+  fi
+}
+
+# expect_text DESCRIPTION FILE PATTERN: FILE must contain the fixed string PATTERN.
+expect_text() {
+  if ! grep -q -F -- "$3" "$2"; then
+    echo "FAIL $1: '$3' not in $2:"
+    sed 's/^/  /' "$2" | head -20
+    fail=1
+  fi
+}
+
+# expect_error DESCRIPTION PROGRAM PATTERN: stderr starts with one line "PROGRAM: error: ..."
+# matching PATTERN (usage errors may add a "Run ... --help" hint line).
+expect_error() {
+  local what=$1 prog=$2 pattern=$3
+  if [ "$(wc -l <"$work/err")" -gt 2 ] || ! head -1 "$work/err" | grep -q "^$prog: error: .*$pattern"; then
+    echo "FAIL $what: expected one '$prog: error: ...$pattern' line, got:"; sed 's/^/  /' "$work/err"; fail=1
+  fi
+}
+
+finish() {
+  [ $fail -eq 0 ] && echo "ok"
+  exit $fail
+}
