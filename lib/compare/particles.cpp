@@ -88,7 +88,8 @@ std::optional<std::string> shape_mismatch(const fmt::Column& a, const fmt::Colum
     return std::nullopt;
 }
 
-void note_unmatched_rows(const RowMatch& match, bool by_id, const CompareOptions& options, Section& section) {
+void note_unmatched_rows(const RowMatch& match, bool by_id, const std::string& group, const CompareOptions& options,
+                         Section& section) {
     const auto describe = [&](std::uint64_t count, std::optional<std::uint64_t> example, const char* side) {
         std::string text = std::to_string(count) + " particle" + (count == 1 ? "" : "s") + " only in " + side;
         if (example)
@@ -96,6 +97,12 @@ void note_unmatched_rows(const RowMatch& match, bool by_id, const CompareOptions
                           : " (from index " + std::to_string(*example) + ")";
         (options.subset ? section.notes : section.mismatches).push_back(text);
     };
+    // Without ids, rows are matched by index: different counts leave nothing sound to compare
+    // (issue #4: an error unless --subset), so this is trouble, not a difference.
+    if (!by_id && !options.subset && (match.only_a > 0 || match.only_b > 0))
+        throw Error("group '" + group + "': " + std::to_string(match.only_a + match.count) + " particles in A, " +
+                    std::to_string(match.only_b + match.count) +
+                    " in B, and no id column to match them by (--subset compares the common index range)");
     if (match.only_a > 0) describe(match.only_a, match.example_only_a, "A");
     if (match.only_b > 0) describe(match.only_b, match.example_only_b, "B");
 }
@@ -149,7 +156,7 @@ Section compare_groups(const fmt::Group& a, const fmt::Group& b, const CompareOp
         match = match_by_index(a.count(), b.count());
         section.matched_by = "index";
     }
-    if (!options.stats) note_unmatched_rows(match, by_id, options, section);
+    if (!options.stats) note_unmatched_rows(match, by_id, a.name(), options, section);
     const auto label_row = [&](std::uint64_t pair) {
         return by_id ? options.id_column + " " + std::to_string(ids_a[match.row_a(pair)])
                      : "index " + std::to_string(match.row_a(pair));

@@ -123,11 +123,12 @@ TEST_CASE("different particle counts differ unless --subset") {
     CHECK(lenient.notes.size() == 1);
     CHECK(column(lenient, "density").stats.compared == 90);
 
-    // By index, too.
+    // By index (no ids), different counts are trouble (exit 2), not a difference.
     fmt::Group c = fluid_group(100), d = fluid_group(90);
     c.remove_column("id");
     d.remove_column("id");
-    CHECK_FALSE(compare_groups(c, d, CompareOptions{}).pass());
+    CHECK_THROWS_WITH_AS(compare_groups(c, d, CompareOptions{}),
+                         doctest::Contains("100 particles in A, 90 in B, and no id column"), Error);
     CHECK(compare_groups(c, d, subset).pass());
 }
 
