@@ -191,6 +191,15 @@ struct BoundaryStage {
     Vec3f velocity;
 };
 
+// Boundary particles are not integrated: fixed ones stay, moving ones follow this stage's
+// prescribed motion; their density never falls below rho0 (dynamic boundary conditions).
+PK_DEVICE_INLINE void place_boundary_particle(Vec3f& pos, Vec3f& vel, float& rho, Vec3f from, bool moves, float d_new,
+                                              float rho0, const BoundaryStage& moving, const PeriodicWrap& wrap) {
+    pos = moves ? wrap(from + moving.displacement) : from;
+    vel = moves ? moving.velocity : Vec3f{0.0f, 0.0f, 0.0f};
+    rho = fmaxf(d_new, rho0);
+}
+
 // Midpoint predictor (eqs. 3.37-3.39): saves the state at t into *_t and moves the state to
 // t + dt/2 with the rates at t.
 struct Predict {
@@ -266,10 +275,7 @@ struct Correct {
             vel[a] = v_new;
             rho[a] = d_new;
         } else {
-            const bool moves = kind[a] == kMovingBoundary;
-            pos[a] = moves ? wrap(pos_t[a] + moving.displacement) : pos_t[a];
-            vel[a] = moves ? moving.velocity : Vec3f{0.0f, 0.0f, 0.0f};
-            rho[a] = fmaxf(d_new, rho0);
+            place_boundary_particle(pos[a], vel[a], rho[a], pos_t[a], kind[a] == kMovingBoundary, d_new, rho0, moving, wrap);
         }
     }
 };
@@ -305,10 +311,7 @@ struct VerletStep {
             vel[a] = (euler ? v : v_prev) + (euler ? dt : 2.0f * dt) * acc[a];
             rho[a] = d_new;
         } else {
-            const bool moves = kind[a] == kMovingBoundary;
-            pos[a] = moves ? wrap(pos[a] + moving.displacement) : pos[a];
-            vel[a] = moves ? moving.velocity : Vec3f{0.0f, 0.0f, 0.0f};
-            rho[a] = fmaxf(d_new, rho0);
+            place_boundary_particle(pos[a], vel[a], rho[a], pos[a], kind[a] == kMovingBoundary, d_new, rho0, moving, wrap);
         }
     }
 };
