@@ -54,6 +54,14 @@ inline constexpr float kMartinMoyceWidth_m = 0.05715f;
 HeightField load_raw_height_field(const std::string& path, int nx, int nz, float cell_m, float scale_m, float offset_m,
                                   float x0_m = 0.0f, float z0_m = 0.0f);
 
+// A grey PNG of 8 or 16 bits per sample (no alpha), nx columns along x and nz rows, row k at
+// z = z0 + k cell: height = offset + scale * sample (m), sample 0..255 or 0..65535.
+// IoError on an unreadable or non-grey image, UsageError on a bad cell size.
+HeightField load_png_height_field(const std::string& path, float cell_m, float scale_m, float offset_m,
+                                  float x0_m = 0.0f, float z0_m = 0.0f);
+// True when the file starts with the PNG signature (sph-init picks the reader by content).
+bool is_png_file(const std::string& path);
+
 // Hydrostatic density rho0 (1 + rho0 |g| (surface - y) / B)^(1/gamma) for points below the
 // surface (rho0 above it), for every particle of `set`.
 void set_hydrostatic_density(ParticleSet& set, const SphParams& params, float surface_y_m);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # sph-step in a pipeline: frames every N steps, the diagnostics table, a restart from its own
 # output that continues bit-identically (compare-results with zero tolerance), errors with one
-# line: no stop condition (2), truncated input (1), a runaway that keeps the frames (1).
+# line: no stop condition (2), truncated input (1), a runaway that keeps the frames (1); a
+# terrain from a PNG height image equals the same raw one.
 . "$PARTIKEL_SOURCE_DIR/tests/cli/particle-convert/lib.sh"
 
 sph-init dam-break --dx 0.008 -o db.pks 2>/dev/null
@@ -25,4 +26,21 @@ expect_error "truncated input" sph-step "cut.pks"
 check "runaway" 1 sph-step -q -i db.pks -o bad.pks --until 0.2 --every-steps 1 --c0 0.01 --dt-max 1e-3
 expect_error "runaway" sph-step "runaway speed"
 check "frames before the runaway are kept" 0 sph-step -i bad.pks -o /dev/null --force --steps 0
+# A sloped terrain as a 16-bit grey PNG (written with zlib alone) and as raw samples: the
+# scenes are identical, and sph-step runs on it.
+"$py" - <<'PY'
+import struct, zlib
+def chunk(kind, data):
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+samples = [[1000 * (i + k) for i in range(4)] for k in range(4)]  # rows along x, row k at z = k cell
+rows = b"".join(b"\0" + b"".join(struct.pack(">H", v) for v in row) for row in samples)
+open("slope.png", "wb").write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 4, 4, 16, 0, 0, 0, 0))
+                              + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
+open("slope.raw", "wb").write(b"".join(struct.pack("<H", v) for row in samples for v in row))
+PY
+check "png terrain" 0 sph-init inclined-plane --dx 0.2 --terrain slope.png --terrain-cell 3 --terrain-scale 0.001 -o png.pks
+check "raw terrain" 0 sph-init inclined-plane --dx 0.2 --terrain slope.raw --terrain-size 4,4 --terrain-cell 3 \
+  --terrain-scale 0.001 -o raw.pks
+check "png and raw terrain agree" 0 compare-results --ignore command_line --atol 0 --rtol 0 png.pks raw.pks
+check "steps on a png terrain" 0 sph-step -q -i png.pks -o /dev/null --force --steps 2
 finish
