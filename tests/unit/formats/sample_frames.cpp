@@ -140,4 +140,17 @@ void write_bytes(const std::string& path, const std::vector<unsigned char>& byte
     out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
 }
 
+std::vector<Frame> read_all(const std::string& path) {
+    auto reader = open_reader(path);
+    std::vector<Frame> frames;
+    while (auto f = reader->next()) frames.push_back(std::move(*f));
+    return frames;
+}
+
+void write_all(const std::string& path, const std::vector<Frame>& frames, WriterOptions options) {
+    auto writer = open_writer(path, options);
+    for (const auto& f : frames) writer->write(f);
+    writer->finish();
+}
+
 }  // namespace partikel::fmt::test

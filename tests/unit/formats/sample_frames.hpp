@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "formats/frame.hpp"
+#include "formats/reader.hpp"
 
 namespace partikel::fmt::test {
 
@@ -32,6 +33,9 @@ private:
 };
 
 std::vector<unsigned char> read_bytes(const std::string& path);
+// Every frame of a file (any encoding), and all frames into one file (encoding by name).
+std::vector<Frame> read_all(const std::string& path);
+void write_all(const std::string& path, const std::vector<Frame>& frames, WriterOptions options = {});
 void write_bytes(const std::string& path, const std::vector<unsigned char>& bytes);
 
 }  // namespace partikel::fmt::test

@@ -15,19 +15,6 @@ using namespace partikel::fmt::test;
 
 namespace {
 
-std::vector<Frame> read_all(const std::string& path) {
-    auto reader = open_reader(path);
-    std::vector<Frame> frames;
-    while (auto f = reader->next()) frames.push_back(std::move(*f));
-    return frames;
-}
-
-void write_all(const std::string& path, const std::vector<Frame>& frames, WriterOptions options = {}) {
-    auto writer = open_writer(path, options);
-    for (const auto& f : frames) writer->write(f);
-    writer->finish();
-}
-
 std::vector<Frame> three_frames() {
     return {every_type_frame(0, 100), every_type_frame(20, 7), every_type_frame(10, 0)};
 }

@@ -12,23 +12,6 @@ using namespace partikel;
 using namespace partikel::fmt;
 using namespace partikel::fmt::test;
 
-namespace {
-
-std::vector<Frame> read_all(const std::string& path) {
-    auto reader = open_reader(path);
-    std::vector<Frame> frames;
-    while (auto f = reader->next()) frames.push_back(std::move(*f));
-    return frames;
-}
-
-void write_all(const std::string& path, const std::vector<Frame>& frames, WriterOptions options = {}) {
-    auto writer = open_writer(path, options);
-    for (const auto& f : frames) writer->write(f);
-    writer->finish();
-}
-
-}  // namespace
-
 TEST_CASE("xxh64 matches the reference test vectors") {
     CHECK(xxh64("", 0) == 0xEF46DB3751D8E999ULL);
     CHECK(xxh64("a", 1) == 0xD24EC4F1A98C6E5BULL);
