@@ -61,12 +61,4 @@ public:
     BrokenPipe() : Error("broken pipe") {}
 };
 
-// Interrupted by SIGINT/SIGTERM: partial outputs have been removed.
-class Interrupted : public Error {
-public:
-    explicit Interrupted(int signal_number)
-        : Error("interrupted"), signal_number(signal_number) {}
-    int signal_number;
-};
-
 }  // namespace partikel
