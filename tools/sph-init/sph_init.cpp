@@ -53,7 +53,7 @@ int sph_init(std::span<const std::string> args) {
     std::vector<int> terrain_size;
     float terrain_cell = 1.0f, terrain_scale = 1.0f, terrain_offset = 0.0f;
     app.add_option("--terrain", terrain_path,
-                   "Height image: grey PNG (8 or 16 bits) or raw 16-bit little-endian samples, rows along x")
+                   "Height image: grey 8/16-bit PNG, or raw 16-bit LE (rows along x)")
         ->group("Terrain");
     app.add_option("--terrain-size", terrain_size, "Samples NX,NZ of a raw height image (a PNG has its own)")
         ->delimiter(',')
