@@ -9,6 +9,9 @@
 #include <string>
 #include <vector>
 
+#include <doctest/doctest.h>
+
+#include "compare/report.hpp"
 #include "formats/frame.hpp"
 
 namespace partikel::compare::testing {
@@ -68,5 +71,13 @@ public:
 private:
     std::filesystem::path path_;
 };
+
+// The result for column `name` of a compared section; fails the test when it is missing.
+inline const ColumnResult& column(const Section& section, const std::string& name) {
+    for (const ColumnResult& c : section.columns)
+        if (c.name == name) return c;
+    FAIL("no column " << name);
+    throw;
+}
 
 }  // namespace partikel::compare::testing

@@ -18,13 +18,6 @@ using namespace partikel::compare::testing;
 
 namespace {
 
-const ColumnResult& column(const Section& section, const std::string& name) {
-    for (const ColumnResult& c : section.columns)
-        if (c.name == name) return c;
-    FAIL("no column " << name);
-    throw;
-}
-
 // Frames from memory, as a file reader would yield them.
 class VectorReader : public fmt::FrameReader {
 public:

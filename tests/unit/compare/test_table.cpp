@@ -5,18 +5,13 @@
 
 #include "compare/table.hpp"
 #include "core/error.hpp"
+#include "fixtures.hpp"
 
 using namespace partikel;
 using namespace partikel::compare;
+using namespace partikel::compare::testing;
 
 namespace {
-
-const ColumnResult& column(const Section& section, const std::string& name) {
-    for (const ColumnResult& c : section.columns)
-        if (c.name == name) return c;
-    FAIL("no column " << name);
-    throw;
-}
 
 const char* const moments =
     "# pic-track moments\n"
