@@ -8,6 +8,7 @@
 // per step) and the same number with per-phase device timing.
 //
 //   bench_sph --device cuda --sizes 1e6,4e6,16e6 --steps 50 --json sph.jsonl
+//   bench_sph --device cuda --configs dualsphysics --dx 0.0045,0.0028,0.00205   (DualSPHysics's dp)
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -25,13 +26,14 @@ using namespace partikel;
 
 namespace {
 
-sph::Scene scene_for(double particles, bool dualsphysics) {
-    // Fluid scales as dx^-3, walls as dx^-2: rescale dx from a coarse instance twice.
+// `size` > 1: about that many particles; otherwise the particle spacing dx in m.
+sph::Scene scene_for(double size, bool dualsphysics) {
     sph::SceneOptions o;
-    o.dx_m = 0.02f;
-    for (int pass = 0; pass < 2; ++pass) {
+    o.dx_m = size > 1.0 ? 0.02f : float(size);
+    // Fluid scales as dx^-3, walls as dx^-2: rescale dx from a coarse instance twice.
+    for (int pass = 0; size > 1.0 && pass < 2; ++pass) {
         const double n = double(sph::make_scene("dam-break-obstacle", o).particles.size());
-        o.dx_m = float(o.dx_m * std::cbrt(n / particles));
+        o.dx_m = float(o.dx_m * std::cbrt(n / size));
     }
     sph::Scene s = sph::make_scene("dam-break-obstacle", o);
     if (!dualsphysics) {
@@ -55,7 +57,11 @@ int main(int argc, char** argv) {
     std::vector<std::string> configs = {"default", "dualsphysics"};
     std::string json_path;
     int steps = 50, warmup = 20, subdivision = -1;
+    std::vector<double> spacings;
     tool.app().add_option("--sizes", sizes, "Approximate particle counts")->delimiter(',');
+    tool.app()
+        .add_option("--dx", spacings, "Particle spacings in m instead of --sizes (DualSPHysics's dp)")
+        ->delimiter(',');
     tool.app().add_option("--configs", configs, "default and/or dualsphysics")->delimiter(',');
     tool.app().add_option("--steps", steps, "Timed steps");
     tool.app().add_option("--warmup", warmup, "Untimed steps first");
@@ -67,7 +73,7 @@ int main(int argc, char** argv) {
         if (!json_path.empty()) json.open(json_path, std::ios::app);
         std::printf("# %s, commit %s\n", b.describe().c_str(), PARTIKEL_GIT_COMMIT);
         for (const std::string& config : configs) {
-            for (double target : sizes) {
+            for (double target : spacings.empty() ? sizes : spacings) {
                 const sph::Scene scene = scene_for(target, config == "dualsphysics");
                 const std::size_t n = scene.particles.size();
                 sph::Solver solver(b, scene.params, scene.particles, 0, 0.0, {.grid_subdivision = subdivision});

@@ -34,4 +34,11 @@ template <class T> PK_DEVICE_INLINE Vec3<T> cross(Vec3<T> a, Vec3<T> b) {
 template <class T> PK_DEVICE_INLINE T norm2(Vec3<T> a) { return dot(a, a); }
 template <class T> PK_DEVICE_INLINE T norm(Vec3<T> a) { using std::sqrt; return sqrt(dot(a, a)); }
 
+// Four floats on a 16-byte boundary, read with one 128-bit load on the GPU: neighbour records
+// pack a position or a velocity with one more per-particle value in w.
+struct alignas(16) Vec4f {
+    float x, y, z, w;
+    PK_DEVICE_INLINE Vec3f xyz() const { return {x, y, z}; }
+};
+
 }  // namespace partikel

@@ -114,6 +114,15 @@ struct CellGridView {
 template <SearchShape Shape = SearchShape::tight, class F>
 PK_HD void for_each_neighbor(const CellGridView& grid, Vec3f p, F&& f);
 
+// As for_each_neighbor (tight shape), with each candidate read from `records` (cell order;
+// records[j].x, .y, .z equal to the grid's positions) and passed on: f(j, r_ij, r2, records[j]).
+// One load then serves the distance test and the neighbour's payload (e.g. its mass in w). The
+// calls come in the same order on both backends; on the GPU the accepted neighbours are queued
+// and processed warp-synchronously in batches (cell_grid_search.hpp), which needs blocks of at
+// most 256 threads (CudaExec's for_each).
+template <class Record, class F>
+PK_HD void for_each_neighbor_record(const CellGridView& grid, const Record* records, Vec3f p, F&& f);
+
 // Calls f(begin, end) for every contiguous range of sorted particle indices the search for `p`
 // examines (the candidates), and returns the number of cells visited. The building block of
 // for_each_neighbor; also used for statistics (candidates examined per neighbour found).

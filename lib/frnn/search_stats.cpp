@@ -24,6 +24,14 @@ void search_stats_per_particle(const CellGrid& grid, SearchShape shape, std::uin
     search_stats_with(CpuExec(b), grid.view(), shape, neighbors, candidates, cells);
 }
 
+void neighbor_visit_digests(const CellGrid& grid, bool records, std::uint64_t* digests) {
+    const Backend& b = grid.backend();
+    DeviceBuffer<Vec4f> record_buffer(b, records ? std::max<std::size_t>(grid.size(), 1) : 0);
+    Vec4f* r = records ? record_buffer.data() : nullptr;
+    if (b.is_cuda()) { PK_CUDA_ONLY(return cuda_side::visit_digests(b, grid.view(), r, digests);) }
+    visit_digests_with(CpuExec(b), grid.view(), r, digests);
+}
+
 SearchStats search_stats(const CellGrid& grid, SearchShape shape) {
     const std::size_t n = grid.size();
     SearchStats s;

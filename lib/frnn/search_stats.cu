@@ -13,4 +13,8 @@ void search_stats(const Backend& backend, const CellGridView& g, SearchShape sha
     search_stats_with(CudaExec(backend), g, shape, nb, cand, cells);
 }
 
+void visit_digests(const Backend& backend, const CellGridView& g, Vec4f* records, std::uint64_t* digests) {
+    visit_digests_with(CudaExec(backend), g, records, digests);
+}
+
 }  // namespace partikel::frnn::cuda_side

@@ -21,6 +21,13 @@ void count_neighbors(const CellGrid& grid, SearchShape shape, std::uint32_t* cou
 void search_stats_per_particle(const CellGrid& grid, SearchShape shape, std::uint32_t* neighbors,
                                std::uint32_t* candidates, std::uint32_t* cells);
 
+// Per particle in cell order (backend memory): an order-sensitive digest of the neighbours
+// visited by for_each_neighbor (tight shape; `records` false) or by for_each_neighbor_record
+// over records made from the grid's positions (`records` true; batched on the GPU). Equal
+// digests mean the same neighbours in the same order, so sums over them round the same way.
+// Allocates (a verification aid, not for step loops).
+void neighbor_visit_digests(const CellGrid& grid, bool records, std::uint64_t* digests);
+
 struct SearchStats {
     std::uint64_t particles = 0;
     std::uint64_t neighbors = 0;   // sum over particles, each particle counting itself

@@ -41,6 +41,32 @@ template <SearchShape Shape> struct SearchStatsKernel {
     }
 };
 
+// FNV-1a-style fold of the visited indices, in visiting order.
+struct VisitDigest {
+    CellGridView grid;
+    const Vec4f* records;  // nullptr: for_each_neighbor over the grid's positions
+    std::uint64_t* digests;
+    PK_HD void operator()(std::size_t k) const {
+        std::uint64_t d = 14695981039346656037ull;
+        auto fold = [&](std::uint32_t j) { d = (d ^ (std::uint64_t{j} + 1u)) * 1099511628211ull; };
+        const Vec3f p = grid.positions[k];
+        if (records)
+            for_each_neighbor_record(grid, records, p, [&](std::uint32_t j, Vec3f, float, const Vec4f&) { fold(j); });
+        else
+            for_each_neighbor(grid, p, [&](std::uint32_t j, Vec3f, float) { fold(j); });
+        digests[k] = d;
+    }
+};
+
+struct PositionRecord {
+    const Vec3f* positions;
+    Vec4f* records;
+    PK_DEVICE_INLINE void operator()(std::size_t k) const {
+        const Vec3f p = positions[k];
+        records[k] = {p.x, p.y, p.z, 0.0f};
+    }
+};
+
 }  // namespace kernels
 
 template <class Exec>
@@ -58,7 +84,14 @@ void search_stats_with(const Exec& exec, const CellGridView& g, SearchShape shap
     });
 }
 
+template <class Exec>
+void visit_digests_with(const Exec& exec, const CellGridView& g, Vec4f* records, std::uint64_t* digests) {
+    if (records) exec.for_each(g.count, kernels::PositionRecord{g.positions, records}, "frnn.records");
+    exec.for_each_uneven(g.count, kernels::VisitDigest{g, records, digests}, "frnn.digest");
+}
+
 namespace cuda_side {
+void visit_digests(const Backend& backend, const CellGridView& g, Vec4f* records, std::uint64_t* digests);
 void count_neighbors(const Backend& backend, const CellGridView& g, SearchShape shape, std::uint32_t* counts);
 void search_stats(const Backend& backend, const CellGridView& g, SearchShape shape, std::uint32_t* nb,
                   std::uint32_t* cand, std::uint32_t* cells);

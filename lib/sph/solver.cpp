@@ -82,6 +82,9 @@ SolverState::SolverState(const Backend& backend_, const SphParams& params_, std:
       dt_candidate(backend_, capacity_),
       id(backend_, capacity_),
       kind(backend_, capacity_),
+      pos_mass(backend_, capacity_),
+      vel_rho(backend_, capacity_),
+      p_over_rho2(backend_, capacity_),
       spare_vec3(backend_, capacity_),
       spare_float(backend_, capacity_),
       spare_u64(backend_, capacity_),
@@ -166,7 +169,7 @@ std::size_t Solver::device_bytes() const {
     std::size_t bytes = s.grid.memory_bytes() + s.workspace.size();
     auto add = [&](const auto&... buffers) { ((bytes += buffers.bytes()), ...); };
     add(s.pos, s.vel, s.pos_t, s.vel_t, s.acc, s.xsph, s.rho, s.rho_t, s.drho, s.mass, s.dt_candidate, s.id, s.kind,
-        s.spare_vec3, s.spare_float, s.spare_u64, s.spare_u8, s.keep, s.keep_offset, s.terrain_height);
+        s.pos_mass, s.vel_rho, s.p_over_rho2, s.spare_vec3, s.spare_float, s.spare_u64, s.spare_u8, s.keep, s.keep_offset, s.terrain_height);
     return bytes;
 }
 

@@ -68,6 +68,39 @@ template <class T> struct Compact {
     }
 };
 
+// The sign bit of x (also of -0.0f): the kind of a neighbour record.
+PK_DEVICE_INLINE bool sign_bit(float x) {
+#if defined(__CUDA_ARCH__)
+    return (__float_as_uint(x) >> 31) != 0u;
+#else
+    return std::signbit(x);
+#endif
+}
+
+// Neighbour records for the next neighbour pass: a candidate's position and its mass and kind
+// come with one 16-byte load (the kind as the sign of the mass: negative for boundary
+// particles), its velocity and density with a second, and the equation of state is evaluated
+// once per particle (P/rho^2) instead of once per pair.
+struct PackNeighborRecords {
+    const Vec3f* pos;
+    const Vec3f* vel;
+    const float* rho;
+    const float* mass;
+    const std::uint8_t* kind;
+    TaitEos eos;
+    Vec4f* pos_mass;
+    Vec4f* vel_rho;
+    float* p_over_rho2;
+    PK_DEVICE_INLINE void operator()(std::size_t a) const {
+        const Vec3f r = pos[a], v = vel[a];
+        const float d = rho[a];
+        const float m = kind[a] == kFluid ? mass[a] : -mass[a];
+        pos_mass[a] = {r.x, r.y, r.z, m};
+        vel_rho[a] = {v.x, v.y, v.z, d};
+        p_over_rho2[a] = eos.pressure(d) / (d * d);
+    }
+};
+
 // Shepard filter (seed 000 eq. 3.31) on fluid particles:
 // rho_a <- sum_b m_b W_ab / sum_b (m_b / rho_b) W_ab.
 // It is also the density of the summation scheme: the summation sum_b m_b W_ab (eq. 3.32)
@@ -76,21 +109,21 @@ template <class T> struct Compact {
 // a tension of order B that collapses the surface layer (docs/SPH.md).
 struct ShepardFilter {
     frnn::CellGridView grid;
-    const float* mass;
-    const float* rho;
-    const std::uint8_t* kind;
+    const Vec4f* pos_mass;
+    const Vec4f* vel_rho;
     float* rho_out;
     SmoothingKernel kernel;
     PK_HD void operator()(std::size_t a) const {
-        if (kind[a] != kFluid) {
-            rho_out[a] = rho[a];
+        const Vec4f self = pos_mass[a];
+        if (sign_bit(self.w)) {
+            rho_out[a] = vel_rho[a].w;
             return;
         }
         float num = 0.0f, den = 0.0f;
-        frnn::for_each_neighbor(grid, grid.positions[a], [&](std::uint32_t b, Vec3f, float r2) PK_NEIGHBOR_BODY {
-            const float mW = mass[b] * kernel.W(r2);
+        frnn::for_each_neighbor_record(grid, pos_mass, self.xyz(), [&](std::uint32_t b, Vec3f, float r2, const Vec4f& rec_b) PK_NEIGHBOR_BODY {
+            const float mW = fabsf(rec_b.w) * kernel.W(r2);
             num += mW;
-            den += mW / rho[b];
+            den += mW / vel_rho[b].w;
         });
         rho_out[a] = num / den;
     }
@@ -98,62 +131,61 @@ struct ShepardFilter {
 
 // The rates pass: dv/dt (eq. 3.28 + laminar term + boundary volumes), drho/dt (eq. 3.29 +
 // density diffusion), the XSPH correction (eq. 3.23) and each particle's time-step limit
-// (eqs. 3.33, 3.34).
+// (eqs. 3.33, 3.34). Neighbours come from the records of PackNeighborRecords.
 struct Rates {
     frnn::CellGridView grid;
-    const Vec3f* vel;
-    const float* rho;
-    const float* mass;
-    const std::uint8_t* kind;
+    const Vec4f* pos_mass;
+    const Vec4f* vel_rho;
+    const float* p_over_rho2;
     Vec3f* acc;
     float* drho;
     Vec3f* xsph;
     float* dt_limit;
     SmoothingKernel kernel;
-    TaitEos eos;
     float h, c0, alpha;
     float laminar_nu;  // m^2/s, 0: off
     float eta2;        // 0.01 h^2, keeps mu_ab finite at r -> 0
     DensityDiffusion diffusion;
     float diffusion_coeff;  // 2 delta h c0
+    // Fourtakas et al. (2019): the hydrostatic density difference rho_b^H - rho_a^H, linearised
+    // in the pressure difference: -rho0 g . r_ab / c0^2 = dot(hydrostatic_gradient, r_ab).
+    Vec3f hydrostatic_gradient;  // kg/m^4, -rho0 g / c0^2
     Vec3f gravity;
     float xsph_epsilon;
     BoundaryVolumes volumes;
 
     PK_HD void operator()(std::size_t a) const {
-        const Vec3f r_a = grid.positions[a];
-        const Vec3f v_a = vel[a];
-        const float rho_a = rho[a];
-        const bool fluid_a = kind[a] == kFluid;
-        const float P_a = eos.pressure(rho_a);
-        const float P_over_rho2_a = P_a / (rho_a * rho_a);
+        const Vec4f self = pos_mass[a];
+        const Vec4f self_v = vel_rho[a];
+        const Vec3f r_a = self.xyz();
+        const Vec3f v_a = self_v.xyz();
+        const float rho_a = self_v.w;
+        const bool fluid_a = !sign_bit(self.w);
+        const float P_over_rho2_a = p_over_rho2[a];
         Vec3f acc_a{0.0f, 0.0f, 0.0f};
         Vec3f xsph_a{0.0f, 0.0f, 0.0f};
         float drho_a = 0.0f;
         float max_mu = 0.0f;
-        frnn::for_each_neighbor(grid, r_a, [&](std::uint32_t b, Vec3f r_ab, float r2) PK_NEIGHBOR_BODY {
+        frnn::for_each_neighbor_record(grid, pos_mass, r_a, [&](std::uint32_t b, Vec3f r_ab, float r2, const Vec4f& rec_b) PK_NEIGHBOR_BODY {
             if (b == a) return;
-            const bool fluid_b = kind[b] == kFluid;
+            const bool fluid_b = !sign_bit(rec_b.w);
             if (!fluid_a && !fluid_b) return;  // boundary-boundary pairs do nothing
+            const float m_b = fabsf(rec_b.w);
+            const Vec4f vr_b = vel_rho[b];
+            const Vec3f v_b = vr_b.xyz();
+            const float rho_b = vr_b.w;
             const float F = kernel.grad_factor(r2);
-            const Vec3f grad_W_ab = F * r_ab;
-            const Vec3f v_b = vel[b];
             const Vec3f v_ab = v_a - v_b;
-            const float m_b = mass[b];
-            const float rho_b = rho[b];
-            const float inv_rho_b = 1.0f / rho_b;
             const float inv_r2_eta2 = 1.0f / (r2 + eta2);
             const float vr = dot(v_ab, r_ab);
-            // Continuity (eq. 3.29).
-            drho_a += m_b * dot(v_ab, grad_W_ab);
+            // Continuity (eq. 3.29): m_b v_ab . grad W_ab, grad W_ab = F r_ab.
+            drho_a += m_b * F * vr;
             if (diffusion != DensityDiffusion::none && fluid_a && fluid_b) {
                 // Molteni & Colagrossi (2009): psi_ab = 2 (rho_b - rho_a) r_ba / r^2; Fourtakas et
-                // al. (2019) subtract the hydrostatic part rho_b^H - rho_a^H (from Tait with
-                // P_b^H - P_a^H = rho0 g . (r_b - r_a)).
+                // al. (2019) subtract the hydrostatic part rho_b^H - rho_a^H.
                 float rho_ba = rho_b - rho_a;
-                if (diffusion == DensityDiffusion::fourtakas)
-                    rho_ba -= eos.density(-eos.rho0 * dot(gravity, r_ab)) - eos.rho0;
-                drho_a += diffusion_coeff * rho_ba * (-F) * (r2 * inv_r2_eta2) * (m_b * inv_rho_b);
+                if (diffusion == DensityDiffusion::fourtakas) rho_ba -= dot(hydrostatic_gradient, r_ab);
+                drho_a += diffusion_coeff * rho_ba * (-F) * (r2 * inv_r2_eta2) * (m_b / rho_b);
             }
             const float mu_ab = h * vr * inv_r2_eta2;
             max_mu = max_of(max_mu, mu_ab < 0.0f ? -mu_ab : mu_ab);
@@ -161,8 +193,7 @@ struct Rates {
             // Pressure and Monaghan viscosity (eqs. 3.26-3.28); rho_bar_ab = (rho_a + rho_b)/2.
             const float inv_rho_sum = 1.0f / (rho_a + rho_b);
             const float Pi_ab = vr < 0.0f ? -2.0f * alpha * c0 * mu_ab * inv_rho_sum : 0.0f;
-            const float P_b = eos.pressure(rho_b);
-            acc_a -= (m_b * (P_over_rho2_a + P_b * inv_rho_b * inv_rho_b + Pi_ab)) * grad_W_ab;
+            acc_a -= (m_b * F * (P_over_rho2_a + p_over_rho2[b] + Pi_ab)) * r_ab;
             // Laminar viscosity (Lo & Shao 2002): 4 m_b nu (r_ab . grad W) / ((rho_a + rho_b) r^2) v_ab.
             if (laminar_nu > 0.0f) acc_a += (4.0f * m_b * laminar_nu * F * r2 * inv_rho_sum * inv_r2_eta2) * v_ab;
             if (xsph_epsilon > 0.0f) xsph_a += (2.0f * m_b * kernel.W(r2) * inv_rho_sum) * (v_b - v_a);
@@ -461,30 +492,42 @@ template <class Exec, class T> void compact_one(const Exec& exec, DeviceBuffer<T
     std::swap(array, spare);
 }
 
+// Refresh the neighbour records from the state arrays (before each neighbour pass).
+template <class Exec> void pack_neighbor_records(const Exec& exec, SolverState& s) {
+    auto scope = s.profile.phase("pack");
+    const SphParams& p = s.params;
+    exec.for_each(s.n,
+                  kern::PackNeighborRecords{s.pos.data(), s.vel.data(), s.rho.data(), s.mass.data(), s.kind.data(),
+                                            TaitEos::from_sound_speed(p.rho0, p.c0, p.gamma), s.pos_mass.data(),
+                                            s.vel_rho.data(), s.p_over_rho2.data()},
+                  "sph.pack");
+}
+
 template <class Exec> void shepard(const Exec& exec, SolverState& s) {
+    pack_neighbor_records(exec, s);
     auto scope = s.profile.phase("shepard");
-    exec.for_each_uneven(s.n,
-                         kern::ShepardFilter{s.grid.view(), s.mass.data(), s.rho.data(), s.kind.data(),
-                                             s.spare_float.data(), smoothing_kernel(s.params)},
-                         "sph.shepard");
+    exec.for_each_uneven(
+        s.n,
+        kern::ShepardFilter{s.grid.view(), s.pos_mass.data(), s.vel_rho.data(), s.spare_float.data(),
+                            smoothing_kernel(s.params)},
+        "sph.shepard");
     std::swap(s.rho, s.spare_float);
 }
 
 template <class Exec> void rates(const Exec& exec, SolverState& s, double t) {
+    pack_neighbor_records(exec, s);
     auto scope = s.profile.phase("rates");
     const SphParams& p = s.params;
     const kern::Rates r{
         .grid = s.grid.view(),
-        .vel = s.vel.data(),
-        .rho = s.rho.data(),
-        .mass = s.mass.data(),
-        .kind = s.kind.data(),
+        .pos_mass = s.pos_mass.data(),
+        .vel_rho = s.vel_rho.data(),
+        .p_over_rho2 = s.p_over_rho2.data(),
         .acc = s.acc.data(),
         .drho = s.drho.data(),
         .xsph = s.xsph.data(),
         .dt_limit = s.dt_candidate.data(),
         .kernel = smoothing_kernel(p),
-        .eos = TaitEos::from_sound_speed(p.rho0, p.c0, p.gamma),
         .h = p.h_m,
         .c0 = p.c0,
         .alpha = p.alpha,
@@ -492,6 +535,7 @@ template <class Exec> void rates(const Exec& exec, SolverState& s, double t) {
         .eta2 = 0.01f * p.h_m * p.h_m,
         .diffusion = p.diffusion,
         .diffusion_coeff = 2.0f * p.diffusion_delta * p.h_m * p.c0,
+        .hydrostatic_gradient = (-p.rho0 / (p.c0 * p.c0)) * p.gravity,
         .gravity = p.gravity,
         .xsph_epsilon = p.xsph_epsilon,
         .volumes = boundary_volumes(s, t),

@@ -32,6 +32,11 @@ struct SolverState {
     DeviceBuffer<float> rho, rho_t, drho, mass, dt_candidate;
     DeviceBuffer<std::uint64_t> id;
     DeviceBuffer<std::uint8_t> kind;
+    // Neighbour records, refreshed before each neighbour pass (kern::PackNeighborRecords):
+    // position with the mass in w (negated for boundary particles), velocity with the density in
+    // w, and the pressure term P/rho^2.
+    DeviceBuffer<Vec4f> pos_mass, vel_rho;
+    DeviceBuffer<float> p_over_rho2;
     // One spare per element type: a gather writes into the spare, then swaps it in.
     DeviceBuffer<Vec3f> spare_vec3;
     DeviceBuffer<float> spare_float;
