@@ -117,9 +117,9 @@ PK_HD void for_each_neighbor(const CellGridView& grid, Vec3f p, F&& f);
 // As for_each_neighbor (tight shape), with each candidate read from `records` (cell order;
 // records[j].x, .y, .z equal to the grid's positions) and passed on: f(j, r_ij, r2, records[j]).
 // One load then serves the distance test and the neighbour's payload (e.g. its mass in w). The
-// calls come in the same order on both backends; on the GPU the accepted neighbours are queued
-// and processed warp-synchronously in batches (cell_grid_search.hpp), which needs blocks of at
-// most 256 threads (CudaExec's for_each).
+// calls come in the same order on both backends; on the GPU the distance tests of up to 32
+// candidates run first and the body then only for the neighbours among them
+// (cell_grid_search.hpp), so that the lanes of a warp run the body together.
 template <class Record, class F>
 PK_HD void for_each_neighbor_record(const CellGridView& grid, const Record* records, Vec3f p, F&& f);
 

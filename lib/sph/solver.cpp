@@ -65,7 +65,7 @@ SolverState::SolverState(const Backend& backend_, const SphParams& params_, std:
       capacity(capacity_),
       grid(backend_,
            grid_spec(params_, options_.deterministic || backend_.is_cpu(),
-                     options_.grid_subdivision >= 0 ? options_.grid_subdivision : (backend_.is_cuda() ? 2 : 1)),
+                     options_.grid_subdivision >= 0 ? options_.grid_subdivision : 1),
            capacity_),
       workspace(backend_, workspace_bytes(backend_, capacity_)),
       profile(backend_, options_.profile),

@@ -28,8 +28,8 @@ struct SolverOptions {
     // restart from a frame continues bit-identically. Always on for the CPU backend.
     bool deterministic = false;
     bool profile = false;  // time each phase (adds a device synchronisation per phase)
-    // Grid cells of edge 2h / 2^k (frnn "tight" search); -1: 2 on CUDA (measured fastest on an
-    // H100, docs/PERFORMANCE.md), 1 on the CPU.
+    // Grid cells of edge 2h / 2^k (frnn "tight" search); -1: 1, measured fastest for the rates
+    // pass on the CPU and, with the chunked neighbour traversal, on an H100 (docs/PERFORMANCE.md).
     int grid_subdivision = -1;
 };
 

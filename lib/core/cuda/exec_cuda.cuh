@@ -12,6 +12,7 @@
 #include <thrust/iterator/transform_iterator.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "core/backend.hpp"
 #include "core/cuda/check.cuh"
@@ -22,7 +23,17 @@
 namespace partikel {
 
 namespace detail {
-template <class F> __global__ void for_each_kernel(std::size_t n, F f) {
+// A functor may ask for `static constexpr int kMinBlocksPerSM = m;`: the kernel is then
+// compiled for at least m resident blocks of 256 threads per SM (65536 / (256 m) registers per
+// thread at most), trading registers for occupancy where latency dominates (sph::kern::Rates).
+template <class F, class = void> struct MinBlocksPerSM {
+    static constexpr int value = 1;
+};
+template <class F> struct MinBlocksPerSM<F, std::void_t<decltype(F::kMinBlocksPerSM)>> {
+    static constexpr int value = F::kMinBlocksPerSM;
+};
+
+template <class F> __global__ void __launch_bounds__(256, MinBlocksPerSM<F>::value) for_each_kernel(std::size_t n, F f) {
     std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
     if (i < n) f(i);
 }
@@ -40,7 +51,7 @@ public:
 
     static constexpr bool is_cuda = true;
     cudaStream_t stream() const { return stream_; }
-    static constexpr int kBlock = 256;
+    static constexpr int kBlock = 256;  // also the __launch_bounds__ of for_each_kernel
 
     template <class F> void for_each(std::size_t n, const F& f, const char* label = "for_each") const {
         if (n == 0) return;
