@@ -49,6 +49,11 @@ public:
     void* stream() const;          // the cudaStream_t, opaque here (nullptr on the CPU)
     void synchronize() const;      // wait for all work queued on this backend
     std::string describe() const;  // "cpu (16 threads)", "cuda:0 NVIDIA H100 80GB HBM3 (sm_90, 132 SMs)"
+    // A backend on the same device with a stream of its own: work queued on it may run while
+    // this backend's work runs (order the two with an Event, core/event.hpp), e.g. a
+    // device -> host copy overlapping the next kernels. Creates a CUDA stream, so call it once,
+    // outside loops. On the CPU every call is synchronous and this is a copy of the backend.
+    Backend with_own_stream() const;
 
     struct State;
     explicit Backend(std::shared_ptr<State> state) : state_(std::move(state)) {}

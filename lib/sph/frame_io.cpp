@@ -14,8 +14,8 @@ template <class T, class Get> void fill_column(fmt::Group& g, std::string_view n
     for (std::size_t i = 0; i < count; ++i) get(values, i);
 }
 
-void add_group(fmt::Frame& frame, const char* name, const ParticleSet& p, const std::vector<std::uint32_t>& rows,
-               const TaitEos& eos, bool with_kind) {
+void add_group(fmt::Frame& frame, const char* name, const ParticleSet& p, const PreviousStep& previous,
+               const std::vector<std::uint32_t>& rows, const TaitEos& eos, bool with_kind) {
     const std::size_t n = rows.size();
     fmt::Group& g = frame.add_group(name, n);
     fill_column<float>(g, "position", n, [&](auto v, std::size_t i) {
@@ -34,6 +34,18 @@ void add_group(fmt::Frame& frame, const char* name, const ParticleSet& p, const 
         fill_column<std::uint8_t>(g, "kind", n, [&](auto v, std::size_t i) { v[i] = std::uint8_t(p.kind[rows[i]]); });
     auto order = g.add_column("order", fmt::ScalarType::u32, 1).values<std::uint32_t>();
     std::copy(rows.begin(), rows.end(), order.begin());
+    if (previous.empty()) return;
+    auto vel_prev =
+        g.add_column("velocity_previous", fmt::ScalarType::f32, 3, fmt::well_known_column("velocity")->unit)
+            .values<float>();
+    for (std::size_t i = 0; i < n; ++i) {
+        const Vec3f v = previous.velocity[rows[i]];
+        vel_prev[3 * i] = v.x, vel_prev[3 * i + 1] = v.y, vel_prev[3 * i + 2] = v.z;
+    }
+    auto rho_prev =
+        g.add_column("density_previous", fmt::ScalarType::f32, 1, fmt::well_known_column("density")->unit)
+            .values<float>();
+    for (std::size_t i = 0; i < n; ++i) rho_prev[i] = previous.density[rows[i]];
 }
 
 template <class T> std::span<const T> optional_column(const fmt::Group& g, std::string_view name, std::size_t comps) {
@@ -50,7 +62,12 @@ template <class T> std::span<const T> optional_column(const fmt::Group& g, std::
 }  // namespace
 
 fmt::Frame make_frame(const ParticleSet& particles, const SphParams& params, std::int64_t step, double time_s,
-                      double dt_s) {
+                      double dt_s, const PreviousStep& previous) {
+    if (!previous.empty() &&
+        (previous.velocity.size() != particles.size() || previous.density.size() != particles.size()))
+        throw UsageError("make_frame: the previous step has " + std::to_string(previous.velocity.size()) +
+                         " velocities and " + std::to_string(previous.density.size()) + " densities for " +
+                         std::to_string(particles.size()) + " particles");
     fmt::Frame frame;
     frame.step = step;
     frame.time = time_s;
@@ -60,9 +77,13 @@ fmt::Frame make_frame(const ParticleSet& particles, const SphParams& params, std
     for (std::size_t i = 0; i < particles.size(); ++i)
         (particles.kind[i] == ParticleKind::fluid ? fluid : boundary).push_back(std::uint32_t(i));
     const TaitEos eos = TaitEos::from_sound_speed(params.rho0, params.c0, params.gamma);
-    add_group(frame, "fluid", particles, fluid, eos, false);
-    if (!boundary.empty()) add_group(frame, "boundary", particles, boundary, eos, true);
+    add_group(frame, "fluid", particles, previous, fluid, eos, false);
+    if (!boundary.empty()) add_group(frame, "boundary", particles, previous, boundary, eos, true);
     return frame;
+}
+
+fmt::Frame make_frame(const SolverFrame& state, const SphParams& params) {
+    return make_frame(state.particles, params, state.step, state.time_s, state.dt_s, state.previous);
 }
 
 SimulationFrame read_frame(const fmt::Frame& frame, const SphParams& defaults) {
@@ -74,6 +95,8 @@ SimulationFrame read_frame(const fmt::Frame& frame, const SphParams& defaults) {
     ParticleSet& set = out.particles;
     std::vector<std::uint32_t> order;
     bool have_order = true;
+    PreviousStep& previous = out.previous;
+    bool have_previous = true;
     for (const char* name : {"fluid", "boundary"}) {
         const fmt::Group* g = frame.find_group(name);
         if (!g) {
@@ -90,7 +113,10 @@ SimulationFrame read_frame(const fmt::Frame& frame, const SphParams& defaults) {
         auto ids = optional_column<std::uint64_t>(*g, "id", 1);
         auto kinds = optional_column<std::uint8_t>(*g, "kind", 1);
         auto ord = optional_column<std::uint32_t>(*g, "order", 1);
+        auto vel_prev = optional_column<float>(*g, "velocity_previous", 3);
+        auto rho_prev = optional_column<float>(*g, "density_previous", 1);
         have_order = have_order && !ord.empty();
+        have_previous = have_previous && g->find("velocity_previous") && g->find("density_previous");
         const bool fluid = std::string_view(name) == "fluid";
         for (std::size_t i = 0; i < n; ++i) {
             set.position.push_back({pos[3 * i], pos[3 * i + 1], pos[3 * i + 2]});
@@ -103,8 +129,13 @@ SimulationFrame read_frame(const fmt::Frame& frame, const SphParams& defaults) {
                 k = ParticleKind::moving_boundary;
             set.kind.push_back(k);
             if (!ord.empty()) order.push_back(ord[i]);
+            if (have_previous) {
+                previous.velocity.push_back({vel_prev[3 * i], vel_prev[3 * i + 1], vel_prev[3 * i + 2]});
+                previous.density.push_back(rho_prev[i]);
+            }
         }
     }
+    if (!have_previous || previous.velocity.size() != set.size()) previous = PreviousStep{};
     // Put particles back in their solver slots when "order" is a permutation.
     if (have_order && order.size() == set.size()) {
         std::vector<char> seen(set.size(), 0);
@@ -135,6 +166,16 @@ SimulationFrame read_frame(const fmt::Frame& frame, const SphParams& defaults) {
                 sorted.kind[o] = set.kind[i];
             }
             set = std::move(sorted);
+            if (!previous.empty()) {
+                PreviousStep sorted_previous;
+                sorted_previous.velocity.resize(n);
+                sorted_previous.density.resize(n);
+                for (std::size_t i = 0; i < n; ++i) {
+                    sorted_previous.velocity[order[i]] = previous.velocity[i];
+                    sorted_previous.density[order[i]] = previous.density[i];
+                }
+                previous = std::move(sorted_previous);
+            }
         }
     }
     return out;

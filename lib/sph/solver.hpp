@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/backend.hpp"
 #include "core/timer.hpp"
@@ -49,14 +50,37 @@ struct Diagnostics {
     std::uint64_t removed = 0;  // particles that left the domain since the start of this run
 };
 
+// The Verlet integrator's state of the previous step (v_{n-1}, rho_{n-1}; SolverState's vel_t
+// and rho_t), in the order of the ParticleSet it goes with. Frames carry it as the columns
+// velocity_previous and density_previous so that a Verlet restart continues bit-identically.
+// Empty for the other integrators and before the first step.
+struct PreviousStep {
+    std::vector<Vec3f> velocity;  // m/s
+    std::vector<float> density;   // kg/m^3
+    bool empty() const { return velocity.empty(); }
+};
+
+// The solver's state on the host, as a frame holds it.
+struct SolverFrame {
+    ParticleSet particles;  // solver (cell) order
+    PreviousStep previous;  // Verlet after its first step, else empty
+    std::int64_t step = 0;
+    double time_s = 0.0;
+    double dt_s = 0.0;          // the last step's
+    std::uint64_t removed = 0;  // particles removed since the solver was constructed
+};
+
 struct SolverState;  // device arrays, grid and workspace (solver_state.hpp)
+class FrameSnapshot;
 
 class Solver {
 public:
     // Uploads `particles` (any order; fluid and boundary mixed) and sorts them by cell.
-    // `step` and `time_s` continue a previous run. Throws UsageError on bad parameters.
+    // `step` and `time_s` continue a previous run; so does `previous` (in the order of
+    // `particles`) with the Verlet integrator: the first step is then a Verlet step, not an
+    // Euler step (ignored by the other integrators). Throws UsageError on bad parameters.
     Solver(const Backend& backend, const SphParams& params, const ParticleSet& particles, std::int64_t step = 0,
-           double time_s = 0.0, SolverOptions options = {});
+           double time_s = 0.0, SolverOptions options = {}, const PreviousStep& previous = {});
     ~Solver();
     Solver(const Solver&) = delete;
     Solver& operator=(const Solver&) = delete;
@@ -75,13 +99,60 @@ public:
 
     // The particles in the solver's (cell) order. Copies device -> host (synchronises).
     ParticleSet download() const;
+    // Verlet's previous step in the same order (empty otherwise). Synchronises.
+    PreviousStep download_previous() const;
+    // Both, with step, time, dt and removed: what FrameSnapshot::wait() returns, synchronously.
+    SolverFrame download_frame() const;
     Diagnostics diagnostics();
 
     PhaseProfile& profile();
     std::size_t device_bytes() const;  // backend memory held by the solver and its grid
 
 private:
+    friend class FrameSnapshot;
     std::unique_ptr<SolverState> state_;
+};
+
+// A copy of the solver's state for a frame that overlaps the next steps (sph-step's output).
+//
+// capture() queues device -> device copies of the arrays a frame needs into staging buffers on
+// the solver's stream, records an event and returns; a second stream of the same device
+// (Backend::with_own_stream()) waits for that event and copies the staging buffers into pinned
+// host memory while the solver steps on. wait(), from any thread, blocks until that copy is
+// complete and returns the state as of the capture. The staging buffers exist because the
+// next step writes the live arrays in place (the predictor and Verlet's update overwrite
+// position, velocity and density; every grid build regathers all arrays into a new cell
+// order): copying the live arrays straight to the host would have to finish before the next
+// step could start, at PCIe speed instead of device-memory speed. On the CPU backend the same
+// copies run synchronously inside capture().
+//
+// Everything is allocated in the constructor, for the solver's capacity: per particle 41 bytes
+// of device memory and 41 bytes of pinned host memory (position and velocity 12 each, density
+// and mass 4 each, id 8, kind 1), plus 16 of each with the Verlet integrator (its previous
+// velocity and density). Neither capture() nor wait() allocates device or pinned memory.
+// One capture at a time: wait() must return before the next capture() (UsageError otherwise).
+// The snapshot must not outlive its solver's backend; its destructor waits for a copy in flight.
+class FrameSnapshot {
+public:
+    explicit FrameSnapshot(const Solver& solver);
+    ~FrameSnapshot();
+    FrameSnapshot(const FrameSnapshot&) = delete;
+    FrameSnapshot& operator=(const FrameSnapshot&) = delete;
+
+    // Queue the copies of `solver`'s current state (the solver this snapshot was made for;
+    // non-const only for its profile: the copies are its "output" phase).
+    void capture(Solver& solver);
+    // True between capture() and the return of wait().
+    bool pending() const;
+    // Waits for the copy of the last capture and returns it; the buffers are then free again.
+    SolverFrame wait();
+
+    std::size_t device_bytes() const;  // staging buffers
+    std::size_t host_bytes() const;    // pinned buffers
+
+private:
+    struct State;
+    std::unique_ptr<State> state_;
 };
 
 }  // namespace partikel::sph

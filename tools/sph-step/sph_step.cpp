@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <exception>
 #include <fstream>
 #include <future>
 #include <optional>
@@ -144,8 +145,10 @@ int sph_step(std::span<const std::string> args) {
         overrides.apply(start.params);
         sph::validate(start.params);
 
+        // A Verlet frame carries the previous step (velocity_previous, density_previous): the
+        // continuation is then bit-identical on the CPU backend.
         sph::Solver solver(backend, start.params, start.particles, start.step, start.time_s,
-                           {deterministic, t.options().profile, grid_subdivision});
+                           {deterministic, t.options().profile, grid_subdivision}, start.previous);
         t.log().info("simulating " + std::to_string(solver.size()) + " particles on " + backend.describe() +
                      " from step " + std::to_string(start.step) + " (t = " + std::to_string(start.time_s) + " s)");
 
@@ -154,26 +157,54 @@ int sph_step(std::span<const std::string> args) {
         auto writer = fmt::open_writer(t.options().output, wo);
         DiagnosticsTable diag(diag_path);
 
-        // Compression and writing of a frame overlap the next steps (one frame in flight).
-        std::future<void> pending;
+        // Output overlaps the next steps. At an output step the snapshot copies the frame's
+        // arrays on the device into staging buffers (fast) and queues their copy to pinned host
+        // memory on a second stream; a writer thread waits for that copy, builds the frame and
+        // compresses and writes it while the solver steps on. At most one frame is staged (in
+        // the snapshot) and one is being compressed: the next capture waits until the writer
+        // has taken the previous one out of the snapshot (`released`), and frames are written in
+        // order (each writer task first waits for the one before). Diagnostics are computed at
+        // the capture, so they refer to the frame's step. What the writer thread reads is fixed
+        // before it starts, and declared before the futures, whose destructors wait for it.
+        const sph::SphParams& params = solver.params();
+        const std::string command_line = t.command_line(), device = backend.describe();
+        sph::FrameSnapshot snapshot(solver);
+        std::future<void> released;  // the last capture has been taken out of the snapshot
+        std::future<void> writing;   // the last frame has been written
         auto wait_pending = [&] {
-            if (pending.valid()) pending.get();
+            if (released.valid()) released.get();
+            if (writing.valid()) writing.get();
         };
         std::int64_t last_written = -1;
         auto write_frame = [&] {
-            wait_pending();
-            fmt::Frame frame = sph::make_frame(solver.download(), solver.params(), solver.step_count(), solver.time(),
-                                               solver.last_dt());
-            frame.attributes["program"] = std::string("sph-step");
-            frame.attributes["version"] = std::string(PARTIKEL_VERSION);
-            frame.attributes["command_line"] = t.command_line();
-            frame.attributes["device"] = backend.describe();
-            frame.attributes["sph.removed"] = static_cast<std::int64_t>(solver.removed());
-            pending = std::async(std::launch::async, [&writer, f = std::move(frame)] { writer->write(f); });
+            if (released.valid()) released.get();  // rethrows a writer's failure
+            snapshot.capture(solver);
+            std::promise<void> release;
+            released = release.get_future();
+            writing = std::async(std::launch::async, [&snapshot, &writer, &params, &command_line, &device,
+                                                      previous = std::move(writing),
+                                                      release = std::move(release)]() mutable {
+                bool taken = false;
+                try {
+                    if (previous.valid()) previous.get();
+                    const sph::SolverFrame state = snapshot.wait();
+                    release.set_value();
+                    taken = true;
+                    fmt::Frame frame = sph::make_frame(state, params);
+                    frame.attributes["program"] = std::string("sph-step");
+                    frame.attributes["version"] = std::string(PARTIKEL_VERSION);
+                    frame.attributes["command_line"] = command_line;
+                    frame.attributes["device"] = device;
+                    frame.attributes["sph.removed"] = static_cast<std::int64_t>(state.removed);
+                    writer->write(frame);
+                } catch (...) {
+                    if (!taken) release.set_exception(std::current_exception());
+                    throw;
+                }
+            });
             last_written = solver.step_count();
             if (diag.enabled()) diag.write(solver.diagnostics());
         };
-
         const std::int64_t target_steps = steps ? start.step + *steps : 0;
         auto done = [&] {
             return steps ? solver.step_count() >= target_steps : solver.time() >= *until * (1.0 - 1e-12);
@@ -215,9 +246,12 @@ int sph_step(std::span<const std::string> args) {
             const double seconds = solver.profile().total_seconds();
             const double steps_done = double(solver.step_count() - start.step);
             if (seconds > 0 && steps_done > 0)
-                std::fprintf(stderr, "%.4g particle-steps/s over %lld steps, %.1f device bytes/particle\n",
+                std::fprintf(stderr,
+                             "%.4g particle-steps/s over %lld steps, %.1f device bytes/particle "
+                             "(%.1f of them output staging)\n",
                              double(solver.size()) * steps_done / seconds, static_cast<long long>(steps_done),
-                             double(solver.device_bytes()) / double(solver.size()));
+                             double(solver.device_bytes() + snapshot.device_bytes()) / double(solver.size()),
+                             double(snapshot.device_bytes()) / double(solver.size()));
         }
         return 0;
     });

@@ -139,10 +139,10 @@ std::string runtime_version() {
 
 namespace partikel::cuda_rt {
 
-void* event_create(int device) {
+void* event_create(int device, bool timing) {
     PK_CUDA_CHECK(cudaSetDevice(device));
     cudaEvent_t event = nullptr;
-    PK_CUDA_CHECK(cudaEventCreate(&event));
+    PK_CUDA_CHECK(cudaEventCreateWithFlags(&event, timing ? cudaEventDefault : cudaEventDisableTiming));
     return event;
 }
 
@@ -162,6 +162,27 @@ float event_elapsed_ms(int device, void* start, void* stop) {
     float ms = 0.0f;
     PK_CUDA_CHECK(cudaEventElapsedTime(&ms, static_cast<cudaEvent_t>(start), static_cast<cudaEvent_t>(stop)));
     return ms;
+}
+
+bool event_query(int device, void* event) {
+    PK_CUDA_CHECK(cudaSetDevice(device));
+    const cudaError_t code = cudaEventQuery(static_cast<cudaEvent_t>(event));
+    if (code == cudaErrorNotReady) {
+        cudaGetLastError();
+        return false;
+    }
+    PK_CUDA_CHECK(code);
+    return true;
+}
+
+void event_synchronize(int device, void* event) {
+    PK_CUDA_CHECK(cudaSetDevice(device));
+    PK_CUDA_CHECK(cudaEventSynchronize(static_cast<cudaEvent_t>(event)));
+}
+
+void stream_wait_event(int device, void* stream, void* event) {
+    PK_CUDA_CHECK(cudaSetDevice(device));
+    PK_CUDA_CHECK(cudaStreamWaitEvent(static_cast<cudaStream_t>(stream), static_cast<cudaEvent_t>(event), 0));
 }
 
 }  // namespace partikel::cuda_rt

@@ -27,9 +27,12 @@ std::string runtime_version();   // "13.0 (driver 13.0)"
 }  // namespace partikel::cuda_rt
 
 namespace partikel::cuda_rt {
-void* event_create(int device);
+void* event_create(int device, bool timing = true);  // timing false: cheaper, for ordering only
 void event_destroy(int device, void* event) noexcept;
 void event_record(int device, void* event, void* stream);
 // Milliseconds between two recorded events; waits for `stop`.
 float event_elapsed_ms(int device, void* start, void* stop);
+bool event_query(int device, void* event);  // true when the recorded work has finished
+void event_synchronize(int device, void* event);
+void stream_wait_event(int device, void* stream, void* event);
 }  // namespace partikel::cuda_rt

@@ -76,6 +76,51 @@ TEST_CASE("frames keep groups, ids and the solver order") {
     CHECK(same);
 }
 
+TEST_CASE("Verlet's previous step travels with the particles and their solver order") {
+    SceneOptions o;
+    o.dx_m = 0.005f;
+    o.width_m = 0.05f;
+    const Scene s = make_scene("dam-break", o);
+    const std::size_t n = s.particles.size();
+    ParticleSet shuffled = s.particles;
+    std::swap(shuffled.position[0], shuffled.position[n - 1]);
+    std::swap(shuffled.kind[0], shuffled.kind[n - 1]);
+    std::swap(shuffled.id[0], shuffled.id[n - 1]);
+    PreviousStep previous;
+    for (std::size_t i = 0; i < n; ++i) {
+        previous.velocity.push_back({float(i), -float(i), 0.5f * float(i)});
+        previous.density.push_back(1000.0f + float(i));
+    }
+    const fmt::Frame f = make_frame(shuffled, s.params, 3, 0.25, 1e-4, previous);
+    for (const char* name : {"fluid", "boundary"}) {
+        const fmt::Column* v = f.group(name).find("velocity_previous");
+        const fmt::Column* d = f.group(name).find("density_previous");
+        REQUIRE(v != nullptr);
+        REQUIRE(d != nullptr);
+        CHECK(v->components() == 3);
+        CHECK(v->unit() == fmt::well_known_column("velocity")->unit);
+        CHECK(d->unit() == fmt::well_known_column("density")->unit);
+    }
+    const SimulationFrame back = read_frame(f);
+    REQUIRE(back.previous.velocity.size() == n);
+    bool same = true;
+    for (std::size_t i = 0; i < n; ++i)
+        same = same && back.particles.id[i] == shuffled.id[i] && back.previous.density[i] == previous.density[i] &&
+               back.previous.velocity[i].y == previous.velocity[i].y &&
+               back.previous.velocity[i].z == previous.velocity[i].z;
+    CHECK(same);
+
+    // Without the columns (other integrators, or before Verlet's first step) nothing is restored;
+    // a group without them drops the rest too; a wrong length is a usage error.
+    CHECK(make_frame(shuffled, s.params, 3, 0.25, 1e-4).group("fluid").find("velocity_previous") == nullptr);
+    CHECK(read_frame(make_frame(shuffled, s.params, 3, 0.25, 1e-4)).previous.empty());
+    fmt::Frame without = f;
+    without.group("boundary").remove_column("density_previous");
+    CHECK(read_frame(without).previous.empty());
+    previous.density.pop_back();
+    CHECK_THROWS_AS(make_frame(shuffled, s.params, 3, 0.25, 1e-4, previous), UsageError);
+}
+
 TEST_CASE("a frame with positions only takes defaults") {
     fmt::Frame f;
     auto& g = f.add_group("fluid", 2);
