@@ -2,12 +2,12 @@
 // one thread reads blocks in order while tasks decode them, straight into column storage
 // where no filter needs a scratch buffer.
 #include <omp.h>
-#include <unistd.h>
 #include <zstd.h>
 
 #include <algorithm>
 #include <exception>
 
+#include "core/memory.hpp"
 #include "formats/stream/bytes.hpp"
 #include "formats/stream/filters.hpp"
 #include "formats/stream/stream.hpp"
@@ -15,12 +15,7 @@
 
 namespace partikel::fmt {
 
-std::uint64_t stream_frame_byte_limit() {
-    const long pages = sysconf(_SC_PHYS_PAGES);
-    const long page = sysconf(_SC_PAGE_SIZE);
-    if (pages <= 0 || page <= 0) return std::uint64_t(1) << 36;
-    return static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page);
-}
+std::uint64_t stream_frame_byte_limit() { return host_memory_bytes(); }
 
 namespace {
 

@@ -73,7 +73,7 @@ Report compare_inputs(const std::string& path_a, const std::string& path_b, cons
             report.sections.push_back(compare_tables(read_table(path_a), read_table(path_b), options));
             break;
         case InputKind::image:
-            report.sections.push_back(compare_images(read_exr(path_a), read_exr(path_b), options));
+            report.sections.push_back(compare_images(image::read_exr(path_a), image::read_exr(path_b), options));
             break;
     }
     return report;

@@ -1,58 +1,14 @@
 #include "compare/image.hpp"
 
-#include <OpenEXR/ImfChannelList.h>
-#include <OpenEXR/ImfFrameBuffer.h>
-#include <OpenEXR/ImfHeader.h>
-#include <OpenEXR/ImfInputFile.h>
-
 #include <algorithm>
 #include <cmath>
-#include <exception>
 #include <limits>
 
 #include "compare/column.hpp"
-#include "core/error.hpp"
 
 namespace partikel::compare {
 
-Image read_exr(const std::string& path) {
-    Image image;
-    try {
-        Imf::InputFile file(path.c_str());
-        const Imath::Box2i window = file.header().dataWindow();
-        image.origin_x = window.min.x;
-        image.origin_y = window.min.y;
-        image.width = window.max.x - window.min.x + 1;
-        image.height = window.max.y - window.min.y + 1;
-        const std::size_t pixels = std::size_t(image.width) * std::size_t(image.height);
-        Imf::FrameBuffer buffer;
-        const Imf::ChannelList& channels = file.header().channels();
-        for (auto channel = channels.begin(); channel != channels.end(); ++channel) {
-            if (channel.channel().xSampling != 1 || channel.channel().ySampling != 1)
-                throw FormatError(path + ": channel '" + channel.name() +
-                                  "' is subsampled, which compare-results does not read");
-            image.channel_names.emplace_back(channel.name());
-            image.channels.emplace_back(pixels);
-        }
-        // Slices are inserted after every vector exists: the pointers must stay valid.
-        for (std::size_t c = 0; c < image.channels.size(); ++c) {
-            // Slice::Make shifts the base by the data window origin, as OpenEXR addresses pixels
-            // in window coordinates.
-            buffer.insert(image.channel_names[c],
-                          Imf::Slice::Make(Imf::FLOAT, image.channels[c].data(), window, sizeof(float),
-                                           sizeof(float) * std::size_t(image.width)));
-        }
-        file.setFrameBuffer(buffer);
-        file.readPixels(window.min.y, window.max.y);
-    } catch (const Error&) {
-        throw;
-    } catch (const std::exception& e) {
-        throw FormatError(path + ": cannot read OpenEXR image: " + e.what());
-    }
-    return image;
-}
-
-Section compare_images(const Image& a, const Image& b, const CompareOptions& options) {
+Section compare_images(const image::Image& a, const image::Image& b, const CompareOptions& options) {
     Section section;
     section.kind = "image";
     section.title = "image";
@@ -67,7 +23,7 @@ Section compare_images(const Image& a, const Image& b, const CompareOptions& opt
         section.notes.push_back("data windows start at (" + std::to_string(a.origin_x) + "," +
                                 std::to_string(a.origin_y) + ") in A and (" + std::to_string(b.origin_x) + "," +
                                 std::to_string(b.origin_y) + "); pixels compared relative to them");
-    const auto find = [](const Image& image, const std::string& name) -> const std::vector<float>* {
+    const auto find = [](const image::Image& image, const std::string& name) -> const std::vector<float>* {
         const auto at = std::find(image.channel_names.begin(), image.channel_names.end(), name);
         return at == image.channel_names.end() ? nullptr
                                                : &image.channels[std::size_t(at - image.channel_names.begin())];

@@ -21,12 +21,6 @@ void png_ignore_warning(png_structp, png_const_charp) {}
 
 }  // namespace
 
-bool is_png_file(const std::string& path) {
-    std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
-    png_byte signature[8] = {};
-    return file && std::fread(signature, 1, 8, file.get()) == 8 && png_sig_cmp(signature, 0, 8) == 0;
-}
-
 HeightField load_png_height_field(const std::string& path, float cell_m, float scale_m, float offset_m, float x0_m,
                                   float z0_m) {
     if (!(cell_m > 0.0f)) throw UsageError("terrain: need a positive cell size");

@@ -1,6 +1,7 @@
 #include "sph/scenes.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -257,7 +258,38 @@ Scene inclined_plane(const SceneOptions& o) {
     return s;
 }
 
+enum class HeightImage { png, exr, raw };
+
+// By the first bytes, whatever the file is called: the PNG signature, the OpenEXR magic.
+HeightImage height_image_kind(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw IoError("terrain: cannot open " + path + ": " + std::strerror(errno));
+    char head[8] = {};
+    in.read(head, sizeof head);
+    const auto starts_with = [&](std::string_view magic) {
+        return std::size_t(in.gcount()) >= magic.size() && std::memcmp(head, magic.data(), magic.size()) == 0;
+    };
+    if (starts_with("\x89PNG\r\n\x1a\n")) return HeightImage::png;
+    if (starts_with("\x76\x2f\x31\x01")) return HeightImage::exr;
+    return HeightImage::raw;
+}
+
 }  // namespace
+
+HeightField load_height_field(const std::string& path, std::span<const int> raw_size, float cell_m, float scale_m,
+                              float offset_m, float x0_m, float z0_m) {
+    const HeightImage kind = height_image_kind(path);
+    if (kind != HeightImage::raw && !raw_size.empty())
+        throw UsageError("terrain: " + path + " is " + (kind == HeightImage::png ? "a PNG" : "an OpenEXR") +
+                         " image with its own size; a sample count (--terrain-size) is for raw files");
+    if (kind == HeightImage::png) return load_png_height_field(path, cell_m, scale_m, offset_m, x0_m, z0_m);
+    if (kind == HeightImage::exr) return load_exr_height_field(path, cell_m, scale_m, offset_m, x0_m, z0_m);
+    if (raw_size.size() != 2)
+        throw UsageError("terrain: " + path +
+                         " is neither PNG nor OpenEXR, so it is raw 16-bit samples: give their count NX,NZ "
+                         "(--terrain-size)");
+    return load_raw_height_field(path, raw_size[0], raw_size[1], cell_m, scale_m, offset_m, x0_m, z0_m);
+}
 
 HeightField load_raw_height_field(const std::string& path, int nx, int nz, float cell_m, float scale_m, float offset_m,
                                   float x0_m, float z0_m) {

@@ -3,6 +3,7 @@
 // fill the walls of tanks in layers of spacing dx, as thick as the kernel support.
 #pragma once
 
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,7 +29,7 @@ struct SceneOptions {
     float radius_m = 0.2f;
     float height_m = 0.5f;
     Vec3f domain_min{0.0f, 0.0f, 0.0f}, domain_max{1.0f, 1.0f, 1.0f};
-    // coastal, inclined-plane, box: a terrain replacing the scene's own (load_raw_height_field).
+    // coastal, inclined-plane, box: a terrain replacing the scene's own (load_height_field).
     HeightField terrain;
 };
 
@@ -49,18 +50,33 @@ Scene make_scene(std::string_view name, const SceneOptions& options);
 // Martin & Moyce (1952) reference column width a = 2.25 in, and the experiment's n^2 = 2.
 inline constexpr float kMartinMoyceWidth_m = 0.05715f;
 
-// A height image of nx * nz unsigned 16-bit little-endian samples, rows along x, row k at
-// z = z0 + k cell: height = offset + scale * sample (m). IoError / UsageError on bad input.
+// Height images, all read alike: sample i of row k lies at (x0 + i cell, z0 + k cell) and
+// height = offset + scale * sample (m).
+
+// By content: the PNG signature -> load_png_height_field, the OpenEXR magic 76 2f 31 01 ->
+// load_exr_height_field, anything else -> load_raw_height_field with raw_size = {nx, nz}.
+// raw_size is empty when not given: UsageError for a raw file, as is a size for PNG or EXR,
+// which carry their own.
+HeightField load_height_field(const std::string& path, std::span<const int> raw_size, float cell_m, float scale_m,
+                              float offset_m, float x0_m = 0.0f, float z0_m = 0.0f);
+
+// nx * nz unsigned 16-bit little-endian samples, rows along x. IoError / UsageError on bad input.
 HeightField load_raw_height_field(const std::string& path, int nx, int nz, float cell_m, float scale_m, float offset_m,
                                   float x0_m = 0.0f, float z0_m = 0.0f);
 
-// A grey PNG of 8 or 16 bits per sample (no alpha), nx columns along x and nz rows, row k at
-// z = z0 + k cell: height = offset + scale * sample (m), sample 0..255 or 0..65535.
-// IoError on an unreadable or non-grey image, UsageError on a bad cell size.
+// A grey PNG of 8 or 16 bits per sample (no alpha), nx columns along x and nz rows (top row:
+// k = 0); sample 0..255 or 0..65535. IoError on an unreadable or non-grey image, UsageError on
+// a bad cell size.
 HeightField load_png_height_field(const std::string& path, float cell_m, float scale_m, float offset_m,
                                   float x0_m = 0.0f, float z0_m = 0.0f);
-// True when the file starts with the PNG signature (sph-init picks the reader by content).
-bool is_png_file(const std::string& path);
+
+// A scanline or tiled OpenEXR image (first part), its data window's columns along x and rows
+// (top row: k = 0) along z, wherever the window starts. The sample is the channel Y, else Z (a
+// depth map), else R, else the only channel; half, float or uint. EXR samples are usually
+// metres already: scale 1, offset 0. FormatError for unreadable images, fewer than 2 x 2
+// samples, no clear height channel or a non-finite height; UsageError on a bad cell size.
+HeightField load_exr_height_field(const std::string& path, float cell_m, float scale_m, float offset_m,
+                                  float x0_m = 0.0f, float z0_m = 0.0f);
 
 // Hydrostatic density rho0 (1 + rho0 |g| (surface - y) / B)^(1/gamma) for points below the
 // surface (rho0 above it), for every particle of `set`.

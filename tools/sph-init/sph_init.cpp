@@ -52,10 +52,9 @@ int sph_init(std::span<const std::string> args) {
     std::string terrain_path;
     std::vector<int> terrain_size;
     float terrain_cell = 1.0f, terrain_scale = 1.0f, terrain_offset = 0.0f;
-    app.add_option("--terrain", terrain_path,
-                   "Height image: grey 8/16-bit PNG, or raw 16-bit LE (rows along x)")
+    app.add_option("--terrain", terrain_path, "Height image: grey 8/16-bit PNG, OpenEXR (channel Y, Z or R), or raw")
         ->group("Terrain");
-    app.add_option("--terrain-size", terrain_size, "Samples NX,NZ of a raw height image (a PNG has its own)")
+    app.add_option("--terrain-size", terrain_size, "Samples NX,NZ of a raw 16-bit LE image, rows along x")
         ->delimiter(',')
         ->expected(2)
         ->group("Terrain");
@@ -76,15 +75,9 @@ int sph_init(std::span<const std::string> args) {
         if (domain.size() == 6) o.domain_min = parse_vec3(domain, 0), o.domain_max = parse_vec3(domain, 3);
         if (center.size() == 3) o.center = parse_vec3(center, 0);
         // The image starts at the domain's x-z corner (scenes place their domain at the origin).
-        if (!terrain_path.empty() && sph::is_png_file(terrain_path)) {
-            if (!terrain_size.empty()) throw UsageError("--terrain-size is for raw images; a PNG has its own size");
-            o.terrain = sph::load_png_height_field(terrain_path, terrain_cell, terrain_scale, terrain_offset,
-                                                   o.domain_min.x, o.domain_min.z);
-        } else if (!terrain_path.empty()) {
-            if (terrain_size.size() != 2) throw UsageError("a raw --terrain needs --terrain-size NX,NZ");
-            o.terrain = sph::load_raw_height_field(terrain_path, terrain_size[0], terrain_size[1], terrain_cell,
-                                                   terrain_scale, terrain_offset, o.domain_min.x, o.domain_min.z);
-        }
+        if (!terrain_path.empty())
+            o.terrain = sph::load_height_field(terrain_path, terrain_size, terrain_cell, terrain_scale, terrain_offset,
+                                               o.domain_min.x, o.domain_min.z);
         const sph::Scene s = sph::make_scene(scene, o);
         fmt::Frame frame = sph::make_frame(s.particles, s.params, 0, 0.0, 0.0);
         frame.attributes["program"] = std::string("sph-init");

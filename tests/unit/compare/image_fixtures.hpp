@@ -1,22 +1,16 @@
-// Small OpenEXR images for the compare tests, written with OpenEXR's own API.
+// Small OpenEXR images for the compare tests (support/exr_writer.hpp writes them).
 #pragma once
 
-#include <OpenEXR/ImfChannelList.h>
-#include <OpenEXR/ImfFrameBuffer.h>
-#include <OpenEXR/ImfHeader.h>
-#include <OpenEXR/ImfOutputFile.h>
-#include <Imath/half.h>
-
-#include <string>
 #include <vector>
 
-#include "compare/image.hpp"
+#include "image/exr.hpp"
+#include "support/exr_writer.hpp"
 
 namespace partikel::compare::testing {
 
-// A w x h image with float channels R, G, B, Z and a half channel A, data window at (ox, oy).
-inline Image test_image(int width, int height, int origin_x = 0, int origin_y = 0) {
-    Image image;
+// A w x h image with channels A (all 1), B, G, R and Z, data window at (ox, oy).
+inline image::Image test_image(int width, int height, int origin_x = 0, int origin_y = 0) {
+    image::Image image;
     image.width = width;
     image.height = height;
     image.origin_x = origin_x;
@@ -31,28 +25,6 @@ inline Image test_image(int width, int height, int origin_x = 0, int origin_y = 
         image.channels.push_back(std::move(values));
     }
     return image;
-}
-
-inline void write_exr(const std::string& path, const Image& image) {
-    Imf::Header header(Imath::Box2i({0, 0}, {image.origin_x + image.width - 1, image.origin_y + image.height - 1}),
-                       Imath::Box2i({image.origin_x, image.origin_y},
-                                    {image.origin_x + image.width - 1, image.origin_y + image.height - 1}));
-    std::vector<std::vector<half>> halves;
-    Imf::FrameBuffer buffer;
-    for (std::size_t c = 0; c < image.channels.size(); ++c) {
-        const Imath::Box2i window = header.dataWindow();
-        if (image.channel_names[c] == "A") {   // alpha as half, the usual EXR type
-            header.channels().insert("A", Imf::Channel(Imf::HALF));
-            halves.emplace_back(image.channels[c].begin(), image.channels[c].end());
-            buffer.insert("A", Imf::Slice::Make(Imf::HALF, halves.back().data(), window));
-        } else {
-            header.channels().insert(image.channel_names[c], Imf::Channel(Imf::FLOAT));
-            buffer.insert(image.channel_names[c], Imf::Slice::Make(Imf::FLOAT, image.channels[c].data(), window));
-        }
-    }
-    Imf::OutputFile file(path.c_str(), header);
-    file.setFrameBuffer(buffer);
-    file.writePixels(image.height);
 }
 
 }  // namespace partikel::compare::testing

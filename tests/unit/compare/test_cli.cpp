@@ -111,12 +111,12 @@ TEST_CASE("content detection: magic bytes, not names") {
 
 TEST_CASE("images: identical 0, one pixel changed 1, sizes differ 1, --min-psnr decides") {
     const TempDir dir("cli");
-    const compare::Image image = compare::testing::test_image(32, 16);
-    compare::Image changed = image;
+    const image::Image image = compare::testing::test_image(32, 16);
+    image::Image changed = image;
     changed.channels[3][100] += 0.01f;   // one R pixel
-    write_exr(dir.file("a.exr"), image);
-    write_exr(dir.file("b.exr"), changed);
-    write_exr(dir.file("small.exr"), compare::testing::test_image(16, 16));
+    test::write_exr(dir.file("a.exr"), image);
+    test::write_exr(dir.file("b.exr"), changed);
+    test::write_exr(dir.file("small.exr"), compare::testing::test_image(16, 16));
     CHECK(run({dir.file("a.exr"), dir.file("a.exr"), "-q"}) == 0);
     CHECK(run({dir.file("a.exr"), dir.file("b.exr"), "-q"}) == 1);
     CHECK(run({dir.file("a.exr"), dir.file("b.exr"), "-q", "--tol", "R=0.011"}) == 0);

@@ -1,4 +1,4 @@
-// OpenEXR images: reading and per-channel comparison (lib/compare/image.hpp).
+// OpenEXR images: reading (lib/image/exr.hpp) and per-channel comparison (lib/compare/image.hpp).
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -26,9 +26,9 @@ const ColumnResult& channel(const Section& section, const std::string& name) {
 
 TEST_CASE("an EXR file reads back with every channel, half channels as float") {
     const TempDir dir("image");
-    const Image original = test_image(7, 5, 3, 2);
-    write_exr(dir.file("a.exr"), original);
-    const Image read = read_exr(dir.file("a.exr"));
+    const image::Image original = test_image(7, 5, 3, 2);
+    test::write_exr(dir.file("a.exr"), original, {.types = {{"A", Imf::HALF}}});
+    const image::Image read = image::read_exr(dir.file("a.exr"));
     CHECK(read.width == 7);
     CHECK(read.height == 5);
     CHECK(read.origin_x == 3);
@@ -39,17 +39,18 @@ TEST_CASE("an EXR file reads back with every channel, half channels as float") {
 
 TEST_CASE("identical images: zero differences, infinite PSNR") {
     const TempDir dir("image");
-    write_exr(dir.file("a.exr"), test_image(16, 8));
-    write_exr(dir.file("b.exr"), test_image(16, 8));
-    const Section section = compare_images(read_exr(dir.file("a.exr")), read_exr(dir.file("b.exr")), CompareOptions{});
+    test::write_exr(dir.file("a.exr"), test_image(16, 8));
+    test::write_exr(dir.file("b.exr"), test_image(16, 8));
+    const Section section =
+        compare_images(image::read_exr(dir.file("a.exr")), image::read_exr(dir.file("b.exr")), CompareOptions{});
     CHECK(section.pass());
     CHECK(section.columns.size() == 5);
     CHECK(std::isinf(*channel(section, "R").psnr_db));
 }
 
 TEST_CASE("one pixel just above or below the tolerance flips the result") {
-    const Image a = test_image(16, 8, 4, 4);
-    Image b = a;
+    const image::Image a = test_image(16, 8, 4, 4);
+    image::Image b = a;
     CompareOptions options;
     options.tolerances.add_spec("Z=1e-3:0");
     b.channels[4][3 * 16 + 5] += 0.9e-3f;   // pixel (4 + 5, 4 + 3) of Z
@@ -67,8 +68,8 @@ TEST_CASE("one pixel just above or below the tolerance flips the result") {
 }
 
 TEST_CASE("--min-psnr judges channels by PSNR instead of per pixel") {
-    const Image a = test_image(16, 16);
-    Image b = a;
+    const image::Image a = test_image(16, 16);
+    image::Image b = a;
     b.channels[3][0] += 0.05f;   // one R pixel far off: PSNR = 20 log10(0.75 / (0.05 / 16)) = 47.6 dB
     CompareOptions options;
     options.min_psnr_db = 40.0;
@@ -78,13 +79,13 @@ TEST_CASE("--min-psnr judges channels by PSNR instead of per pixel") {
 }
 
 TEST_CASE("different sizes or channel sets are differences, not errors") {
-    const Image a = test_image(16, 8);
+    const image::Image a = test_image(16, 8);
     const Section resized = compare_images(a, test_image(8, 16), CompareOptions{});
     CHECK_FALSE(resized.pass());
     CHECK(resized.mismatches == std::vector<std::string>{"size 16x8 in A, 8x16 in B"});
     CHECK(resized.columns.empty());
 
-    Image fewer = a;
+    image::Image fewer = a;
     fewer.channel_names.pop_back();   // no Z
     fewer.channels.pop_back();
     const Section missing = compare_images(a, fewer, CompareOptions{});
@@ -101,5 +102,5 @@ TEST_CASE("unreadable images are format errors naming the file") {
         std::ofstream out(dir.file("broken.exr"), std::ios::binary);
         out << "\x76\x2f\x31\x01 not really an image";
     }
-    CHECK_THROWS_WITH_AS(read_exr(dir.file("broken.exr")), doctest::Contains("broken.exr"), FormatError);
+    CHECK_THROWS_WITH_AS(image::read_exr(dir.file("broken.exr")), doctest::Contains("broken.exr"), FormatError);
 }

@@ -1,11 +1,7 @@
 // Parameters and particles through the frame model: attributes round-trip, the solver order
-// is restored, missing columns take documented defaults, bad values are usage errors; height
-// fields read from PNG images equal those from the raw format.
+// is restored, missing columns take documented defaults, bad values are usage errors.
 #include <doctest/doctest.h>
 
-#include <png.h>
-
-#include <cstdint>
 #include <cstdio>
 #include <vector>
 
@@ -182,74 +178,4 @@ TEST_CASE("a scene survives the stream encoding unchanged") {
                                 << back.particles.mass[i] << " vs " << s.particles.mass[i]);
     }
     CHECK(differing == 0);
-}
-
-namespace {
-
-// A grey PNG of `bits` (8 or 16) per sample, written with libpng's simplified API (which stores
-// 16-bit samples as given when the format is linear grey).
-void write_grey_png(const std::string& path, int nx, int nz, int bits, const std::vector<std::uint16_t>& samples) {
-    png_image image{};
-    image.version = PNG_IMAGE_VERSION;
-    image.width = png_uint_32(nx);
-    image.height = png_uint_32(nz);
-    image.format = bits == 16 ? PNG_FORMAT_LINEAR_Y : PNG_FORMAT_GRAY;
-    std::vector<std::uint8_t> bytes8(samples.begin(), samples.end());
-    const void* buffer = bits == 16 ? static_cast<const void*>(samples.data()) : bytes8.data();
-    REQUIRE(png_image_write_to_file(&image, path.c_str(), 0, buffer, 0, nullptr) != 0);
-}
-
-}  // namespace
-
-TEST_CASE("height fields from 8- and 16-bit grey PNG images match the raw format") {
-    // 3 columns along x, 2 rows along z; values that use both bytes of a 16-bit sample.
-    const int nx = 3, nz = 2;
-    const std::vector<std::uint16_t> samples16 = {0, 1, 258, 40000, 65535, 7};
-    const std::string raw = "test_unit_sph_terrain.raw", png16 = "test_unit_sph_terrain16.png",
-                      png8 = "test_unit_sph_terrain8.png";
-    {
-        std::FILE* f = std::fopen(raw.c_str(), "wb");
-        REQUIRE(f != nullptr);
-        for (std::uint16_t v : samples16) {
-            const unsigned char le[2] = {static_cast<unsigned char>(v & 0xff), static_cast<unsigned char>(v >> 8)};
-            std::fwrite(le, 1, 2, f);
-        }
-        std::fclose(f);
-    }
-    write_grey_png(png16, nx, nz, 16, samples16);
-    const std::vector<std::uint16_t> samples8 = {0, 1, 2, 128, 255, 7};
-    write_grey_png(png8, nx, nz, 8, samples8);
-
-    CHECK(is_png_file(png16));
-    CHECK_FALSE(is_png_file(raw));
-    const float cell_m = 0.5f, scale_m = 0.001f, offset_m = -2.0f;
-    const HeightField from_raw = load_raw_height_field(raw, nx, nz, cell_m, scale_m, offset_m, 1.0f, 3.0f);
-    const HeightField from_png16 = load_png_height_field(png16, cell_m, scale_m, offset_m, 1.0f, 3.0f);
-    CHECK(from_png16.nx == nx);
-    CHECK(from_png16.nz == nz);
-    CHECK(from_png16.cell_m == cell_m);
-    CHECK(from_png16.x0_m == 1.0f);
-    CHECK(from_png16.z0_m == 3.0f);
-    CHECK(from_png16.height_m == from_raw.height_m);
-    CHECK(from_png16.height_m[3] == offset_m + scale_m * 40000.0f);  // row 1 (z = z0 + cell), column 0
-
-    const HeightField from_png8 = load_png_height_field(png8, cell_m, 1.0f, 0.0f);
-    REQUIRE(from_png8.height_m.size() == samples8.size());
-    for (std::size_t i = 0; i < samples8.size(); ++i) CHECK(from_png8.height_m[i] == float(samples8[i]));
-
-    // Not a grey image: an RGB PNG is refused, not misread.
-    {
-        png_image image{};
-        image.version = PNG_IMAGE_VERSION;
-        image.width = 2;
-        image.height = 2;
-        image.format = PNG_FORMAT_RGB;
-        const std::uint8_t rgb[12] = {};
-        REQUIRE(png_image_write_to_file(&image, png8.c_str(), 0, rgb, 0, nullptr) != 0);
-    }
-    CHECK_THROWS_AS(load_png_height_field(png8, cell_m, 1.0f, 0.0f), IoError);
-    CHECK_THROWS_AS(load_png_height_field(raw, cell_m, 1.0f, 0.0f), IoError);
-    std::remove(raw.c_str());
-    std::remove(png16.c_str());
-    std::remove(png8.c_str());
 }
