@@ -5,7 +5,8 @@
 //   dualsphysics  the scene's own settings: cubic spline, h = sqrt(3) dx, Verlet (one pass),
 //                 Fourtakas diffusion, CFL 0.2 -- the peer case of docs/PERFORMANCE.md
 // The default configuration runs at --sizes, the dualsphysics one at DualSPHysics's particle
-// spacings (--dx), where the scene has DualSPHysics's particle counts.
+// spacings (--dx); both with one layer of wall particles and a hollow column, as DualSPHysics
+// builds the case, so that the particle counts equal DualSPHysics's at its dp.
 // Per size: warm-up steps, then timed steps without profiling (wall time with a device sync
 // per step) and the same number with per-phase device timing.
 //
@@ -32,6 +33,7 @@ namespace {
 sph::Scene scene_for(double size, bool dualsphysics) {
     sph::SceneOptions o;
     o.dx_m = size > 1.0 ? 0.02f : float(size);
+    o.boundary_layers = 1;  // DualSPHysics's layout: its particle counts at its dp
     // Fluid scales as dx^-3, walls as dx^-2: rescale dx from a coarse instance twice.
     for (int pass = 0; size > 1.0 && pass < 2; ++pass) {
         const double n = double(sph::make_scene("dam-break-obstacle", o).particles.size());

@@ -45,6 +45,8 @@ void tank_walls(ParticleSet& set, Vec3f inner, float dx, float rho0, bool walls_
     });
 }
 
+int wall_layers(const SceneOptions& o) { return o.boundary_layers > 0 ? o.boundary_layers : kBoundaryLayers; }
+
 void set_smoothing(SphParams& p, const SceneOptions& o) {
     p.h_m = o.coefh > 0.0f ? smoothing_length_coefh(p.dx_m, o.coefh) : smoothing_length_hdx(p.dx_m, o.hdx);
 }
@@ -68,13 +70,14 @@ Scene dam_break(const SceneOptions& o) {
     // DualSPHysics's artificial viscosity for dam breaks. With seed 000's 0.01 the front runs
     // 8-13% ahead of Martin & Moyce at a/dx = 16; with 0.1 it stays within 7-9% (docs/SPH.md).
     p.alpha = 0.1f;
-    const float t = kBoundaryLayers * p.dx_m;
+    const int layers = wall_layers(o);
+    const float t = float(layers) * p.dx_m;
     p.domain_min = {-t, -t, 0.0f};
     p.domain_max = {length + t, height, std::round(depth / p.dx_m) * p.dx_m};
     p.faces = {Face::wall, Face::wall, Face::wall, Face::open, Face::periodic, Face::periodic};
     fill(s.particles, {0.0f, 0.0f, 0.0f}, {a, 2.0f * a, p.domain_max.z}, p.dx_m, ParticleKind::fluid, p.rho0,
          fluid_mass(p));
-    tank_walls(s.particles, {length, 3.0f * a, p.domain_max.z}, p.dx_m, p.rho0, true, false);
+    tank_walls(s.particles, {length, 3.0f * a, p.domain_max.z}, p.dx_m, p.rho0, true, false, layers);
     if (o.hydrostatic) set_hydrostatic_density(s.particles, p, 2.0f * a);
     return s;
 }
@@ -88,7 +91,8 @@ Scene still_tank(const SceneOptions& o) {
     p.dx_m = o.dx_m > 0.0f ? o.dx_m : depth / 20.0f;
     set_smoothing(p, o);
     p.c0 = default_c0(o, std::sqrt(2.0f * 9.81f * depth));
-    const float t = kBoundaryLayers * p.dx_m;
+    const int layers = wall_layers(o);
+    const float t = float(layers) * p.dx_m;
     if (o.periodic) {
         const float side = std::ceil(3.0f * 2.0f * p.h_m * 1.01f / p.dx_m) * p.dx_m;
         p.domain_min = {0.0f, -t, 0.0f};
@@ -102,7 +106,7 @@ Scene still_tank(const SceneOptions& o) {
         p.domain_max = {side + t, 1.5f * depth, side + t};
         p.faces = {Face::wall, Face::wall, Face::wall, Face::open, Face::wall, Face::wall};
         fill(s.particles, {0.0f, 0.0f, 0.0f}, {side, depth, side}, p.dx_m, ParticleKind::fluid, p.rho0, fluid_mass(p));
-        tank_walls(s.particles, {side, 1.5f * depth - t, side}, p.dx_m, p.rho0, true, true);
+        tank_walls(s.particles, {side, 1.5f * depth - t, side}, p.dx_m, p.rho0, true, true, layers);
     }
     // Still water always starts hydrostatic: the point of the scene is the equilibrium.
     set_hydrostatic_density(s.particles, p, depth);
@@ -154,10 +158,11 @@ Scene column(const SceneOptions& o) {
 // DualSPHysics's standard 3D dam break with an obstacle (examples/main/01_DamBreak): tank
 // 1.6 x 0.4 (up) x 0.67 m, water 0.4 x 0.3 x 0.67 m at x = 0, a column 0.12 x 0.45 x 0.12 m at
 // x = 0.9 m, z = 0.24 m; its settings: cubic spline, h = sqrt(3) dp, alpha = 0.1, Fourtakas
-// diffusion 0.1, c0 = 20 sqrt(g 0.3), CFL 0.2, Verlet. As there, the tank and the column are
-// one layer of boundary particles (the column hollow), so that the particle count matches
-// DualSPHysics's (1.04M at dp = 4.5 mm) for the side-by-side benchmark; the repulsive domain
-// walls one dp outside catch what a single layer lets through.
+// diffusion 0.1, c0 = 20 sqrt(g 0.3), CFL 0.2, Verlet. The tank walls and the column's shell
+// are `boundary_layers` thick (default 3). DualSPHysics uses one layer (and a hollow column):
+// --boundary-layers 1 gives its particle counts (1.044M at dp = 4.5 mm against 1.04M), which
+// the side-by-side benchmark uses; with Verlet and Fourtakas diffusion that layout blew up at
+// the impact on the column at dp = 6 mm in our runs (three layers, or symplectic, did not).
 Scene dam_break_obstacle(const SceneOptions& o) {
     Scene s;
     SphParams& p = s.params;
@@ -173,15 +178,17 @@ Scene dam_break_obstacle(const SceneOptions& o) {
     p.shepard_every = 0;
     const Vec3f tank{1.6f, 0.4f, 0.67f};
     const float dx = p.dx_m;
-    p.domain_min = {-dx, -dx, -dx};
-    p.domain_max = {tank.x + dx, tank.y + 0.1f, tank.z + dx};
+    const int layers = wall_layers(o);
+    const float t = float(layers) * dx;
+    p.domain_min = {-t, -t, -t};
+    p.domain_max = {tank.x + t, tank.y + 0.1f, tank.z + t};
     p.faces = {Face::wall, Face::wall, Face::wall, Face::open, Face::wall, Face::wall};
     const Vec3f obstacle_lo{0.9f, 0.0f, 0.24f}, obstacle_hi{1.02f, 0.45f, 0.36f};
     fill(s.particles, {0.0f, 0.0f, 0.0f}, {0.4f, 0.3f, tank.z}, dx, ParticleKind::fluid, p.rho0, fluid_mass(p));
-    tank_walls(s.particles, tank, dx, p.rho0, true, true, 1);
+    tank_walls(s.particles, tank, dx, p.rho0, true, true, layers);
     fill(s.particles, obstacle_lo, obstacle_hi, dx, ParticleKind::boundary, p.rho0, fluid_mass(p), [&](Vec3f q) {
-        return q.x < obstacle_lo.x + dx || q.x > obstacle_hi.x - dx || q.z < obstacle_lo.z + dx ||
-               q.z > obstacle_hi.z - dx || q.y > obstacle_hi.y - dx;
+        return q.x < obstacle_lo.x + t || q.x > obstacle_hi.x - t || q.z < obstacle_lo.z + t ||
+               q.z > obstacle_hi.z - t || q.y > obstacle_hi.y - t;
     });
     if (o.hydrostatic) set_hydrostatic_density(s.particles, p, 0.3f);
     return s;

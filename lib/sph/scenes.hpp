@@ -22,6 +22,8 @@ struct SceneOptions {
     float c0 = 0.0f;           // sound speed; 0: 10 x the scene's largest expected speed
     bool hydrostatic = false;  // initial density from the hydrostatic pressure (else rho0)
     bool periodic = false;     // still-tank: periodic in x and z instead of side walls
+    int boundary_layers = 0;   // layers of boundary particles in tank walls (and the obstacle's
+                               // shell); 0: 3, full kernel support for hdx = 1.5
     // box, sphere, column scenes: the fluid shape and the domain (m). The column is a vertical
     // cylinder standing on y = domain_min.y with its axis through center.x, center.z.
     Vec3f box_min{0.0f, 0.0f, 0.0f}, box_max{0.5f, 0.5f, 0.5f};

@@ -36,6 +36,8 @@ int sph_init(std::span<const std::string> args) {
         ->check(CLI::NonNegativeNumber);
     app.add_option("--c0", o.c0, "Sound speed [m/s] (0: 10 x the expected top speed)")->check(CLI::NonNegativeNumber);
     app.add_flag("--hydrostatic", o.hydrostatic, "Start from the hydrostatic density");
+    app.add_option("--boundary-layers", o.boundary_layers, "Layers of boundary particles in tank walls (0: 3)")
+        ->check(CLI::Range(0, 16));
     app.add_flag("--periodic", o.periodic, "still-tank: periodic in x and z instead of side walls");
     app.add_option("--box", box, "box: fluid block x0,y0,z0,x1,y1,z1 [m]")->delimiter(',')->expected(6);
     app.add_option("--domain", domain, "box, sphere, column: domain x0,y0,z0,x1,y1,z1 [m]")
