@@ -32,6 +32,10 @@ struct SolverOptions {
     // Grid cells of edge 2h / 2^k (frnn "tight" search); -1: 1, measured fastest for the rates
     // pass on the CPU and, with the chunked neighbour traversal, on an H100 (docs/PERFORMANCE.md).
     int grid_subdivision = -1;
+    // Accumulate the impulse the walls (boundary particles and repulsive volumes) give the fluid
+    // (Diagnostics::wall_impulse_N_s). Boundary particles then also sum the momentum pair terms
+    // of their fluid neighbours, and each step adds three reductions and a read-back.
+    bool track_wall_impulse = false;
 };
 
 // Per-output summary (sph-step --diag). Energies in J, speed in m/s, density in kg/m^3;
@@ -48,6 +52,13 @@ struct Diagnostics {
     Vec3d fluid_max{0.0, 0.0, 0.0};  // m, largest x, y, z of a fluid particle (surge front, height)
     std::uint64_t fluid_count = 0;
     std::uint64_t removed = 0;  // particles that left the domain since the start of this run
+    Vec3d momentum_kg_m_s{0.0, 0.0, 0.0};  // sum of m v over the fluid
+    // With SolverOptions::track_wall_impulse: the time integral of the force of the boundary
+    // particles and the repulsive walls on the fluid since the solver started, so that
+    // momentum(t) - momentum(t0) = M g (t - t0) + wall_impulse (Newton's third law in the pair
+    // forces). Exact up to rounding for the midpoint and symplectic integrators (the velocity
+    // update is dt times the half-step force); first order in dt for Verlet. Zero otherwise.
+    Vec3d wall_impulse_N_s{0.0, 0.0, 0.0};
 };
 
 // The Verlet integrator's state of the previous step (v_{n-1}, rho_{n-1}; SolverState's vel_t

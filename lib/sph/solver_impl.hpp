@@ -156,6 +156,9 @@ struct Rates {
     Vec3f gravity;
     float xsph_epsilon;
     BoundaryVolumes volumes;
+    // Boundary particles also sum the pressure and viscosity terms of their fluid neighbours
+    // into acc (never integrated): -m_a acc_a is then their push on the fluid.
+    bool boundary_momentum;
 
     PK_HD void operator()(std::size_t a) const {
         const Vec4f self = pos_mass[a];
@@ -196,7 +199,7 @@ struct Rates {
             }
             const float mu_ab = h * vr * inv_r2_eta2;
             max_mu = max_of(max_mu, mu_ab < 0.0f ? -mu_ab : mu_ab);
-            if (!fluid_a) return;
+            if (!fluid_a && !boundary_momentum) return;
             // Pressure and Monaghan viscosity (eqs. 3.26-3.28); rho_bar_ab = (rho_a + rho_b)/2.
             const float inv_rho_sum = r2_eta2 * inv_product;
             const float Pi_ab = vr < 0.0f ? -2.0f * alpha * c0 * mu_ab * inv_rho_sum : 0.0f;
@@ -213,7 +216,7 @@ struct Rates {
             if (a_abs > 0.0f) limit = fminf(limit, sqrtf(h / a_abs));  // eq. 3.34
             xsph_a *= xsph_epsilon;
         } else {
-            acc_a = {0.0f, 0.0f, 0.0f};
+            xsph_a = {0.0f, 0.0f, 0.0f};
         }
         acc[a] = acc_a;
         drho[a] = drho_a;
@@ -416,6 +419,31 @@ struct FluidCoordinate {
     int axis;
     PK_DEVICE_INLINE float operator()(std::size_t a) const { return kind[a] == kFluid ? pos[a][axis] : -INFINITY; }
 };
+// One component of the force of the walls on the fluid at the state of the last rates pass:
+// the reaction of the boundary particles' momentum sums (Rates::boundary_momentum) and the
+// repulsive volumes' force on fluid particles.
+struct WallForce {
+    const Vec3f* pos;
+    const Vec3f* vel;
+    const Vec3f* acc;
+    const float* mass;
+    const std::uint8_t* kind;
+    BoundaryVolumes volumes;
+    int axis;
+    PK_DEVICE_INLINE double operator()(std::size_t a) const {
+        if (kind[a] == kFluid) return double(mass[a]) * double(volumes.acceleration(pos[a], vel[a])[axis]);
+        return -double(mass[a]) * double(acc[a][axis]);
+    }
+};
+struct FluidMomentum {
+    const Vec3f* vel;
+    const float* mass;
+    const std::uint8_t* kind;
+    int axis;
+    PK_DEVICE_INLINE double operator()(std::size_t a) const {
+        return kind[a] == kFluid ? double(mass[a]) * double(vel[a][axis]) : 0.0;
+    }
+};
 struct IsFluid {
     const std::uint8_t* kind;
     PK_DEVICE_INLINE std::uint64_t operator()(std::size_t a) const { return kind[a] == kFluid ? 1u : 0u; }
@@ -546,8 +574,23 @@ template <class Exec> void rates(const Exec& exec, SolverState& s, double t) {
         .gravity = p.gravity,
         .xsph_epsilon = p.xsph_epsilon,
         .volumes = boundary_volumes(s, t),
+        .boundary_momentum = s.options.track_wall_impulse,
     };
     exec.for_each_uneven(s.n, r, "sph.rates");
+}
+
+// With track_wall_impulse: add dt times the walls' force at the state of the last rates pass
+// (time t) to the accumulated impulse. Call before the integrator moves the state.
+template <class Exec> void accumulate_wall_impulse(const Exec& exec, SolverState& s, double t, double dt) {
+    if (!s.options.track_wall_impulse) return;
+    auto scope = s.profile.phase("wall impulse");
+    const BoundaryVolumes volumes = boundary_volumes(s, t);
+    for (int axis = 0; axis < 3; ++axis)
+        exec.transform_reduce(s.workspace, s.n,
+                              kern::WallForce{s.pos.data(), s.vel.data(), s.acc.data(), s.mass.data(), s.kind.data(),
+                                              volumes, axis},
+                              SumOp{}, 0.0, s.reduced_double.data() + axis);
+    for (int axis = 0; axis < 3; ++axis) s.wall_impulse[axis] += dt * exec.read_value(s.reduced_double.data() + axis);
 }
 
 // dt = cfl * min over particles of min(dt_cv, dt_f), reduced on the device.
@@ -646,6 +689,7 @@ template <class Exec> void advance_impl(const Exec& exec, SolverState& s) {
     s.dt = dt;
 
     if (p.integrator == Integrator::verlet) {
+        detail::accumulate_wall_impulse(exec, s, t, dt);
         auto scope = s.profile.phase("integrate");
         const bool euler = !s.previous_valid || (s.step + 1) % p.verlet_euler_every == 0;
         exec.for_each(s.n,
@@ -665,6 +709,7 @@ template <class Exec> void advance_impl(const Exec& exec, SolverState& s) {
         sort_by_cell_impl(exec, s, true);
         if (summation) detail::shepard(exec, s);
         detail::rates(exec, s, t + 0.5 * dt);
+        detail::accumulate_wall_impulse(exec, s, t + 0.5 * dt, dt);
         auto scope = s.profile.phase("integrate");
         const auto scheme =
             p.integrator == Integrator::symplectic ? kern::CorrectorKind::symplectic : kern::CorrectorKind::midpoint;
@@ -706,6 +751,12 @@ template <class Exec> Diagnostics compute_diagnostics_impl(const Exec& exec, Sol
                               s.reduced_float.data() + 3);
         d.fluid_max[axis] = exec.read_value(s.reduced_float.data() + 3);
     }
+    for (int axis = 0; axis < 3; ++axis) {
+        exec.transform_reduce(s.workspace, s.n, kern::FluidMomentum{s.vel.data(), s.mass.data(), s.kind.data(), axis},
+                              SumOp{}, 0.0, s.reduced_double.data() + 2);
+        d.momentum_kg_m_s[axis] = exec.read_value(s.reduced_double.data() + 2);
+    }
+    d.wall_impulse_N_s = s.wall_impulse;
     d.kinetic_J = exec.read_value(s.reduced_double.data());
     d.potential_J = exec.read_value(s.reduced_double.data() + 1);
     d.max_speed = exec.read_value(s.reduced_float.data());

@@ -54,6 +54,7 @@ struct SolverState {
     double dt = 0.0;
     std::uint64_t removed = 0;
     bool previous_valid = false;  // Verlet: pos_t/vel_t/rho_t hold the previous step
+    Vec3d wall_impulse{0.0, 0.0, 0.0};  // N s, SolverOptions::track_wall_impulse
 };
 
 // Backend-specific entry points (solver_impl.hpp instantiated per backend).

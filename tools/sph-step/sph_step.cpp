@@ -85,16 +85,21 @@ public:
         file_.open(path);
         if (!file_) throw IoError("cannot open diagnostics file " + path);
         file_ << "step\ttime_s\tdt_s\tkinetic_J\tpotential_J\ttotal_J\tmax_speed_m_s\tmin_density_kg_m3\t"
-                 "max_density_kg_m3\tfluid_max_x_m\tfluid_max_y_m\tfluid_max_z_m\tfluid\tremoved\n";
+                 "max_density_kg_m3\tfluid_max_x_m\tfluid_max_y_m\tfluid_max_z_m\tfluid\tremoved\t"
+                 "momentum_x_kg_m_s\tmomentum_y_kg_m_s\tmomentum_z_kg_m_s\t"
+                 "wall_impulse_x_N_s\twall_impulse_y_N_s\twall_impulse_z_N_s\n";
     }
     bool enabled() const { return file_.is_open(); }
     void write(const sph::Diagnostics& d) {
-        char line[512];
-        std::snprintf(
-            line, sizeof line, "%lld\t%.9g\t%.6g\t%.9g\t%.9g\t%.9g\t%.6g\t%.7g\t%.7g\t%.7g\t%.7g\t%.7g\t%llu\t%llu\n",
-            static_cast<long long>(d.step), d.time_s, d.dt_s, d.kinetic_J, d.potential_J, d.kinetic_J + d.potential_J,
-            d.max_speed, d.min_density, d.max_density, d.fluid_max.x, d.fluid_max.y, d.fluid_max.z,
-            static_cast<unsigned long long>(d.fluid_count), static_cast<unsigned long long>(d.removed));
+        char line[768];
+        std::snprintf(line, sizeof line,
+                      "%lld\t%.9g\t%.6g\t%.9g\t%.9g\t%.9g\t%.6g\t%.7g\t%.7g\t%.7g\t%.7g\t%.7g\t%llu\t%llu\t%.9g\t%.9g\t"
+                      "%.9g\t%.9g\t%.9g\t%.9g\n",
+                      static_cast<long long>(d.step), d.time_s, d.dt_s, d.kinetic_J, d.potential_J,
+                      d.kinetic_J + d.potential_J, d.max_speed, d.min_density, d.max_density, d.fluid_max.x,
+                      d.fluid_max.y, d.fluid_max.z, static_cast<unsigned long long>(d.fluid_count),
+                      static_cast<unsigned long long>(d.removed), d.momentum_kg_m_s.x, d.momentum_kg_m_s.y,
+                      d.momentum_kg_m_s.z, d.wall_impulse_N_s.x, d.wall_impulse_N_s.y, d.wall_impulse_N_s.z);
         file_ << line;
         file_.flush();
     }
@@ -148,7 +153,8 @@ int sph_step(std::span<const std::string> args) {
         // A Verlet frame carries the previous step (velocity_previous, density_previous): the
         // continuation is then bit-identical on the CPU backend.
         sph::Solver solver(backend, start.params, start.particles, start.step, start.time_s,
-                           {deterministic, t.options().profile, grid_subdivision}, start.previous);
+                           {deterministic, t.options().profile, grid_subdivision, !diag_path.empty()},
+                           start.previous);
         t.log().info("simulating " + std::to_string(solver.size()) + " particles on " + backend.describe() +
                      " from step " + std::to_string(start.step) + " (t = " + std::to_string(start.time_s) + " s)");
 

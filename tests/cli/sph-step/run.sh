@@ -10,6 +10,7 @@
 sph-init dam-break --dx 0.008 -o db.pks 2>/dev/null
 check "pipeline" 0 sh -c 'sph-init dam-break --dx 0.008 2>/dev/null | sph-step --steps 6 --every-steps 3 --diag d.tsv --device cpu > run.pks'
 expect_text "diag header" d.tsv "step	time_s	dt_s	kinetic_J	potential_J"
+expect_text "diag momentum and wall impulse" d.tsv "momentum_x_kg_m_s	momentum_y_kg_m_s	momentum_z_kg_m_s	wall_impulse_x_N_s"
 [ "$(wc -l < d.tsv)" -eq 4 ] || { echo "FAIL diag rows: $(wc -l < d.tsv), expected 4 (header, steps 0 3 6)"; fail=1; }
 check "first part" 0 sph-step -i db.pks -o part1.pks --steps 3
 check "restart" 0 sph-step -i part1.pks -o part2.pks --steps 3 --diag d2.tsv
