@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "core/launch.hpp"
 #include "core/vec.hpp"
@@ -284,35 +285,44 @@ template <class Record, class F>
 PK_HD void for_each_neighbor_record(const CellGridView& g, const Record* records, Vec3f p, F&& f) {
     const Box box = g.box;
     const float radius2 = g.radius2;
-    auto visit = [&](std::uint32_t j, const Record& r) {
-        const Vec3f d = box.displacement(p, Vec3f{r.x, r.y, r.z});
-        const float r2 = distance2(d);
-        if (r2 <= radius2) f(j, d, r2, r);
-    };
 #if defined(__CUDA_ARCH__)
     // Distance tests first, 32 candidates at a time into a bit mask, then the body for the set
     // bits only: the lanes of a warp then run the body about as often as the lane with the most
-    // neighbours in the chunk needs it, not once per candidate (about 40% of which are
-    // neighbours). Same visiting order as below.
+    // neighbours in the chunk needs it, not once per candidate (about 1 in 4 candidates is a
+    // neighbour at k = 1). Same visiting order as below. The test loop is compiled once without
+    // the minimum image (Box::displacement is then p - q), so that open boxes skip its branch.
+    auto test_chunk = [&](auto periodic, std::uint32_t chunk, std::uint32_t size) {
+        std::uint32_t accepted = 0;
+        for (std::uint32_t i = 0; i < size; ++i) {
+            const Record r = records[chunk + i];
+            const Vec3f q{r.x, r.y, r.z};
+            const Vec3f d = decltype(periodic)::value ? box.displacement(p, q) : p - q;
+            if (distance2(d) <= radius2) accepted |= 1u << i;
+        }
+        return accepted;
+    };
     for_each_candidate_range<SearchShape::tight>(g, p, [&](std::uint32_t begin, std::uint32_t end) {
         for (std::uint32_t chunk = begin; chunk < end; chunk += 32u) {
             const std::uint32_t size = end - chunk < 32u ? end - chunk : 32u;
-            std::uint32_t accepted = 0;
-            for (std::uint32_t i = 0; i < size; ++i) {
-                const Record r = records[chunk + i];
-                const Vec3f d = box.displacement(p, Vec3f{r.x, r.y, r.z});
-                if (distance2(d) <= radius2) accepted |= 1u << i;
-            }
+            std::uint32_t accepted = box.periodic_mask ? test_chunk(std::true_type{}, chunk, size)
+                                                       : test_chunk(std::false_type{}, chunk, size);
             while (accepted) {
                 const std::uint32_t j = chunk + static_cast<std::uint32_t>(__ffs(accepted) - 1);
                 accepted &= accepted - 1u;
-                visit(j, records[j]);
+                const Record r = records[j];
+                const Vec3f d = box.displacement(p, Vec3f{r.x, r.y, r.z});
+                f(j, d, distance2(d), r);  // a neighbour: the test above passed
             }
         }
     });
 #else
     for_each_candidate_range<SearchShape::tight>(g, p, [&](std::uint32_t begin, std::uint32_t end) {
-        for (std::uint32_t j = begin; j < end; ++j) visit(j, records[j]);
+        for (std::uint32_t j = begin; j < end; ++j) {
+            const Record r = records[j];
+            const Vec3f d = box.displacement(p, Vec3f{r.x, r.y, r.z});
+            const float r2 = distance2(d);
+            if (r2 <= radius2) f(j, d, r2, r);
+        }
     });
 #endif
 }

@@ -14,6 +14,30 @@ enum class KernelKind { wendland_c2, cubic_spline };
 
 inline constexpr float kPi = 3.14159265358979f;
 
+// The pair terms' square root and divisions. On the GPU they use the hardware approximations
+// (MUFU.RSQ, MUFU.RCP: within 2 ulp) instead of the correctly rounded sequences with their
+// special-case branches: 10% of a rates pass on an H100 (docs/PERFORMANCE.md). CPU and GPU
+// results differ by rounding anyway (the gpu tests compare within tolerances); GPU runs stay
+// repeatable.
+
+// q = |r| / h from r^2 (r2 = 0 gives q = 0).
+PK_DEVICE_INLINE float q_of(float r2, float inv_h) {
+#if defined(__CUDA_ARCH__)
+    return r2 * rsqrtf(fmaxf(r2, 1e-30f)) * inv_h;
+#else
+    return sqrtf(r2) * inv_h;
+#endif
+}
+
+// a / b for |b| in [2^-126, 2^126] (the pair terms' denominators are).
+PK_DEVICE_INLINE float divide(float a, float b) {
+#if defined(__CUDA_ARCH__)
+    return __fdividef(a, b);
+#else
+    return a / b;
+#endif
+}
+
 // Wendland C2 ("quintic", Wendland 1995), q = r/h < 2:
 //   W = 21/(16 pi h^3) (1 - q/2)^4 (2q + 1)
 //   grad W = -105/(16 pi h^5) (1 - q/2)^3 r      [= -(210/(256 pi h^5)) (2 - q)^3 r]
@@ -30,14 +54,14 @@ struct WendlandC2 {
           w_norm(21.0f / (16.0f * kPi * h_ * h_ * h_)),
           grad_norm(-105.0f / (16.0f * kPi * h_ * h_ * h_ * h_ * h_)) {}
     PK_DEVICE_INLINE float W(float r2) const {
-        const float q = sqrtf(r2) * inv_h;
+        const float q = q_of(r2, inv_h);
         if (q >= 2.0f) return 0.0f;
         const float s = 1.0f - 0.5f * q;
         const float s2 = s * s;
         return w_norm * s2 * s2 * (2.0f * q + 1.0f);
     }
     PK_DEVICE_INLINE float grad_factor(float r2) const {
-        const float q = sqrtf(r2) * inv_h;
+        const float q = q_of(r2, inv_h);
         if (q >= 2.0f) return 0.0f;
         const float s = 1.0f - 0.5f * q;
         return grad_norm * s * s * s;
@@ -58,7 +82,7 @@ struct CubicSpline {
           sigma(1.0f / (kPi * h_ * h_ * h_)),
           sigma_over_h2(1.0f / (kPi * h_ * h_ * h_ * h_ * h_)) {}
     PK_DEVICE_INLINE float W(float r2) const {
-        const float q = sqrtf(r2) * inv_h;
+        const float q = q_of(r2, inv_h);
         if (q < 1.0f) return sigma * (1.0f - 1.5f * q * q + 0.75f * q * q * q);
         if (q < 2.0f) {
             const float s = 2.0f - q;
@@ -67,11 +91,11 @@ struct CubicSpline {
         return 0.0f;
     }
     PK_DEVICE_INLINE float grad_factor(float r2) const {
-        const float q = sqrtf(r2) * inv_h;
+        const float q = q_of(r2, inv_h);
         if (q < 1.0f) return sigma_over_h2 * (-3.0f + 2.25f * q);
         if (q < 2.0f) {
             const float s = 2.0f - q;
-            return -0.75f * sigma_over_h2 * s * s / q;
+            return divide(-0.75f * sigma_over_h2 * s * s, q);
         }
         return 0.0f;
     }

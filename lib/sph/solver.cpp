@@ -29,6 +29,17 @@ frnn::GridSpec grid_spec(const SphParams& p, bool deterministic, int subdivision
     return spec;
 }
 
+// The finest cells whose edge 2h / 2^k is still at least 0.8 dx: k = 1 for h = 1.5 dx, k = 2
+// for h = sqrt(3) dx. Measured on an H100 (docs/PERFORMANCE.md): smaller cells leave too few
+// candidates per row to fill the 32-candidate chunks of the GPU traversal, larger ones test
+// too many candidates per neighbour. The CPU is fastest at k = 1 for both.
+int default_subdivision(const SphParams& p, const Backend& backend) {
+    if (!backend.is_cuda()) return 1;
+    int k = 0;
+    while (k < 3 && 2.0f * p.h_m / float(1 << (k + 1)) >= 0.8f * p.dx_m) ++k;
+    return k;
+}
+
 template <class T> void upload(DeviceBuffer<T>& buffer, const std::vector<T>& values) {
     buffer.copy_from_host(std::span<const T>(values.data(), values.size()));
 }
@@ -68,7 +79,7 @@ SolverState::SolverState(const Backend& backend_, const SphParams& params_, std:
       capacity(capacity_),
       grid(backend_,
            grid_spec(params_, options_.deterministic || backend_.is_cpu(),
-                     options_.grid_subdivision >= 0 ? options_.grid_subdivision : 1),
+                     options_.grid_subdivision >= 0 ? options_.grid_subdivision : default_subdivision(params_, backend_)),
            capacity_),
       workspace(backend_, workspace_bytes(backend_, capacity_)),
       profile(backend_, options_.profile),

@@ -29,8 +29,9 @@ struct SolverOptions {
     // restart from a frame continues bit-identically. Always on for the CPU backend.
     bool deterministic = false;
     bool profile = false;  // time each phase (adds a device synchronisation per phase)
-    // Grid cells of edge 2h / 2^k (frnn "tight" search); -1: 1, measured fastest for the rates
-    // pass on the CPU and, with the chunked neighbour traversal, on an H100 (docs/PERFORMANCE.md).
+    // Grid cells of edge 2h / 2^k (frnn "tight" search); -1: on the GPU the finest cells of
+    // edge >= 0.8 dx (k = 1 for h = 1.5 dx, 2 for h = sqrt(3) dx), on the CPU 1 — the fastest
+    // measured (docs/PERFORMANCE.md).
     int grid_subdivision = -1;
     // Accumulate the impulse the walls (boundary particles and repulsive volumes) give the fluid
     // (Diagnostics::wall_impulse_N_s). Boundary particles then also sum the momentum pair terms

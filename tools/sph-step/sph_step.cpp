@@ -130,7 +130,7 @@ int sph_step(std::span<const std::string> args) {
         ->check(CLI::PositiveNumber);
     app.add_flag("--deterministic", deterministic, "Stable cell order: repeatable GPU runs");
     int grid_subdivision = sph::SolverOptions{}.grid_subdivision;
-    app.add_option("--grid-subdivision", grid_subdivision, "Neighbour grid cells of edge 2h / 2^k (-1: 1)")
+    app.add_option("--grid-subdivision", grid_subdivision, "Neighbour grid cells of edge 2h / 2^k (-1: by device and h/dx)")
         ->check(CLI::Range(-1, 3))
         ->capture_default_str();
     overrides.add_to(app);
