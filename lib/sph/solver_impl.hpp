@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include "core/error.hpp"
@@ -132,9 +133,11 @@ struct ShepardFilter {
 // The rates pass: dv/dt (eq. 3.28 + laminar term + boundary volumes), drho/dt (eq. 3.29 +
 // density diffusion), the XSPH correction (eq. 3.23) and each particle's time-step limit
 // (eqs. 3.33, 3.34). Neighbours come from the records of PackNeighborRecords.
-struct Rates {
+// Compiled per smoothing kernel (WendlandC2, CubicSpline) and with or without density
+// diffusion: the pair body then carries no run-time branch for either (4 instantiations).
+template <class Kernel, bool Diffusion> struct Rates {
     // 64 registers (4 blocks of 256 per SM) measured 7% faster than the 80 the compiler picks
-    // (H100, docs/PERFORMANCE.md): the pass is latency-bound.
+    // (H100, docs/PERFORMANCE.md): the pass is issue- and latency-bound.
     static constexpr int kMinBlocksPerSM = 4;  // (3, 85 registers: 10% slower)
     frnn::CellGridView grid;
     const Vec4f* pos_mass;
@@ -144,14 +147,14 @@ struct Rates {
     float* drho;
     Vec3f* xsph;
     float* dt_limit;
-    SmoothingKernel kernel;
+    Kernel kernel;
     float h, c0, alpha;
     float laminar_nu;  // m^2/s, 0: off
     float eta2;        // 0.01 h^2, keeps mu_ab finite at r -> 0
-    DensityDiffusion diffusion;
     float diffusion_coeff;  // 2 delta h c0
     // Fourtakas et al. (2019): the hydrostatic density difference rho_b^H - rho_a^H, linearised
-    // in the pressure difference: -rho0 g . r_ab / c0^2 = dot(hydrostatic_gradient, r_ab).
+    // in the pressure difference: -rho0 g . r_ab / c0^2 = dot(hydrostatic_gradient, r_ab);
+    // zero for Molteni & Colagrossi.
     Vec3f hydrostatic_gradient;  // kg/m^4, -rho0 g / c0^2
     Vec3f gravity;
     float xsph_epsilon;
@@ -190,11 +193,10 @@ struct Rates {
             const float vr = dot(v_ab, r_ab);
             // Continuity (eq. 3.29): m_b v_ab . grad W_ab, grad W_ab = F r_ab.
             drho_a += m_b * F * vr;
-            if (diffusion != DensityDiffusion::none && fluid_a && fluid_b) {
+            if (Diffusion && fluid_a && fluid_b) {
                 // Molteni & Colagrossi (2009): psi_ab = 2 (rho_b - rho_a) r_ba / r^2; Fourtakas et
                 // al. (2019) subtract the hydrostatic part rho_b^H - rho_a^H.
-                float rho_ba = rho_b - rho_a;
-                if (diffusion == DensityDiffusion::fourtakas) rho_ba -= dot(hydrostatic_gradient, r_ab);
+                const float rho_ba = rho_b - rho_a - dot(hydrostatic_gradient, r_ab);
                 drho_a += diffusion_coeff * rho_ba * (-F) * (r2 * inv_r2_eta2) * divide(m_b, rho_b);
             }
             const float mu_ab = h * vr * inv_r2_eta2;
@@ -553,30 +555,42 @@ template <class Exec> void rates(const Exec& exec, SolverState& s, double t) {
     pack_neighbor_records(exec, s);
     auto scope = s.profile.phase("rates");
     const SphParams& p = s.params;
-    const kern::Rates r{
-        .grid = s.grid.view(),
-        .pos_mass = s.pos_mass.data(),
-        .vel_rho = s.vel_rho.data(),
-        .p_over_rho2 = s.p_over_rho2.data(),
-        .acc = s.acc.data(),
-        .drho = s.drho.data(),
-        .xsph = s.xsph.data(),
-        .dt_limit = s.dt_candidate.data(),
-        .kernel = smoothing_kernel(p),
-        .h = p.h_m,
-        .c0 = p.c0,
-        .alpha = p.alpha,
-        .laminar_nu = p.laminar_nu,
-        .eta2 = 0.01f * p.h_m * p.h_m,
-        .diffusion = p.diffusion,
-        .diffusion_coeff = 2.0f * p.diffusion_delta * p.h_m * p.c0,
-        .hydrostatic_gradient = (-p.rho0 / (p.c0 * p.c0)) * p.gravity,
-        .gravity = p.gravity,
-        .xsph_epsilon = p.xsph_epsilon,
-        .volumes = boundary_volumes(s, t),
-        .boundary_momentum = s.options.track_wall_impulse,
+    const bool fourtakas = p.diffusion == DensityDiffusion::fourtakas;
+    auto launch = [&](auto kernel, auto diffusion) {
+        const kern::Rates<decltype(kernel), decltype(diffusion)::value> r{
+            .grid = s.grid.view(),
+            .pos_mass = s.pos_mass.data(),
+            .vel_rho = s.vel_rho.data(),
+            .p_over_rho2 = s.p_over_rho2.data(),
+            .acc = s.acc.data(),
+            .drho = s.drho.data(),
+            .xsph = s.xsph.data(),
+            .dt_limit = s.dt_candidate.data(),
+            .kernel = kernel,
+            .h = p.h_m,
+            .c0 = p.c0,
+            .alpha = p.alpha,
+            .laminar_nu = p.laminar_nu,
+            .eta2 = 0.01f * p.h_m * p.h_m,
+            .diffusion_coeff = 2.0f * p.diffusion_delta * p.h_m * p.c0,
+            .hydrostatic_gradient = (fourtakas ? -p.rho0 / (p.c0 * p.c0) : 0.0f) * p.gravity,
+            .gravity = p.gravity,
+            .xsph_epsilon = p.xsph_epsilon,
+            .volumes = boundary_volumes(s, t),
+            .boundary_momentum = s.options.track_wall_impulse,
+        };
+        exec.for_each_uneven(s.n, r, "sph.rates");
     };
-    exec.for_each_uneven(s.n, r, "sph.rates");
+    auto with_diffusion = [&](auto kernel) {
+        if (p.diffusion == DensityDiffusion::none)
+            launch(kernel, std::false_type{});
+        else
+            launch(kernel, std::true_type{});
+    };
+    if (p.kernel == KernelKind::wendland_c2)
+        with_diffusion(WendlandC2(p.h_m));
+    else
+        with_diffusion(CubicSpline(p.h_m));
 }
 
 // With track_wall_impulse: add dt times the walls' force at the state of the last rates pass
