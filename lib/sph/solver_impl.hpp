@@ -235,7 +235,8 @@ struct BoundaryStage {
 };
 
 // Boundary particles are not integrated: fixed ones stay, moving ones follow this stage's
-// prescribed motion; their density never falls below rho0 (dynamic boundary conditions).
+// prescribed motion; their density evolves but never falls below rho0, so that a wall never
+// pulls fluid in (dynamic boundary conditions; DualSPHysics does the same).
 PK_DEVICE_INLINE void place_boundary_particle(Vec3f& pos, Vec3f& vel, float& rho, Vec3f from, bool moves, float d_new,
                                               float rho0, const BoundaryStage& moving, const PeriodicWrap& wrap) {
     pos = moves ? wrap(from + moving.displacement) : from;
@@ -272,12 +273,7 @@ struct Predict {
             vel[a] = v + half_dt * acc[a];
             rho[a] = d_new;
         } else {
-            // Dynamic boundary particles: density evolves, kept >= rho0 so that the wall never
-            // pulls fluid in (DualSPHysics does the same).
-            const bool moves = kind[a] == kMovingBoundary;
-            pos[a] = moves ? wrap(r + moving.displacement) : r;
-            vel[a] = moves ? moving.velocity : Vec3f{0.0f, 0.0f, 0.0f};
-            rho[a] = fmaxf(d_new, rho0);
+            place_boundary_particle(pos[a], vel[a], rho[a], r, kind[a] == kMovingBoundary, d_new, rho0, moving, wrap);
         }
     }
 };
