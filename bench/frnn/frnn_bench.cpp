@@ -57,16 +57,6 @@ std::vector<Vec3f> jittered_lattice(int side, std::uint32_t seed) {
     return p;
 }
 
-const char* shape_label(SearchShape s) {
-    switch (s) {
-        case SearchShape::tight: return "tight";
-        case SearchShape::full: return "full";
-        case SearchShape::cube: return "cube";
-        case SearchShape::sphere: return "sphere";
-    }
-    return "?";
-}
-
 class Report {
 public:
     Report(const std::string& json_path, std::string device) : device_(std::move(device)) {
@@ -135,9 +125,9 @@ int main(int argc, char** argv) {
             DeviceBuffer<std::uint32_t> counts(b, n);
             DeviceBuffer<Vec3f> sorted_pos(b, n);
             const std::vector<SearchShape> shapes =
-                quick ? std::vector<SearchShape>{SearchShape::tight, SearchShape::sphere}
-                      : std::vector<SearchShape>{SearchShape::tight, SearchShape::full, SearchShape::cube,
-                                                 SearchShape::sphere};
+                quick ? std::vector<SearchShape>{SearchShape::tight, SearchShape::ball, SearchShape::sphere}
+                      : std::vector<SearchShape>{SearchShape::tight, SearchShape::ball, SearchShape::full,
+                                                 SearchShape::cube, SearchShape::sphere};
             for (int k : ks) {
                 frnn::GridSpec spec;
                 spec.domain_min = {0, 0, 0};
@@ -190,7 +180,7 @@ int main(int argc, char** argv) {
                     std::ostringstream cells;
                     cells << ",\"cells_mean\":" << double(st.cells) / double(std::max<std::uint64_t>(st.particles, 1))
                           << ",\"cells_nominal\":" << frnn::searched_cells(shape, k);
-                    report.row(c, n, "query-count", k, shape_label(shape), t_count, st.candidates_per_neighbor(),
+                    report.row(c, n, "query-count", k, frnn::shape_name(shape), t_count, st.candidates_per_neighbor(),
                                st.mean_neighbors(), cells.str());
                     if (quick && k == 3) continue;
                     if (shape == SearchShape::full && k >= 2) continue;
@@ -214,20 +204,20 @@ int main(int argc, char** argv) {
                               << ",\"list_fill_s\":" << lt.fill_s << ",\"entries\":" << list.total()
                               << ",\"list_bytes\":" << list.total() * 4 + (n + 1) * 8;
                         report.row(c, n, space == frnn::IndexSpace::sorted ? "list-csr-sorted" : "list-csr-original", k,
-                                   shape_label(shape), t_list, st.candidates_per_neighbor(), st.mean_neighbors(),
+                                   frnn::shape_name(shape), t_list, st.candidates_per_neighbor(), st.mean_neighbors(),
                                    extra.str());
                         if (space == frnn::IndexSpace::sorted &&
-                            (shape == SearchShape::tight || shape == SearchShape::sphere)) {
+                            (shape == SearchShape::tight || shape == SearchShape::ball || shape == SearchShape::sphere)) {
                             const double t_pre = median_device_seconds(b, repeats, [&] {
                                 grid->build(sorted_pos.data(), n);
                                 list.build(*grid);
                             });
-                            report.row(c, n, "list-csr-presorted", k, shape_label(shape), t_pre,
+                            report.row(c, n, "list-csr-presorted", k, frnn::shape_name(shape), t_pre,
                                        st.candidates_per_neighbor(), st.mean_neighbors());
                             grid->build(pos.data(), n);
                         }
                     }
-                    if (shape == SearchShape::tight || shape == SearchShape::sphere) {
+                    if (shape == SearchShape::tight || shape == SearchShape::ball || shape == SearchShape::sphere) {
                         // Strided (warp-friendly) list in one pass, depth = the largest row.
                         frnn::ListOptions lo;
                         lo.shape = shape;
@@ -238,7 +228,7 @@ int main(int argc, char** argv) {
                             grid->build(pos.data(), n);
                             list.build(*grid);
                         });
-                        report.row(c, n, "list-strided-sorted", k, shape_label(shape), t_list,
+                        report.row(c, n, "list-strided-sorted", k, frnn::shape_name(shape), t_list,
                                    st.candidates_per_neighbor(), st.mean_neighbors());
                         if (shape == SearchShape::sphere && k >= 1) {
                             // Seed 004's registration order (groups of 2^k x cells share cells first).
@@ -248,7 +238,7 @@ int main(int argc, char** argv) {
                                 grid->build(pos.data(), n);
                                 shared.build(*grid);
                             });
-                            report.row(c, n, "list-strided-shared", k, shape_label(shape), t_shared,
+                            report.row(c, n, "list-strided-shared", k, frnn::shape_name(shape), t_shared,
                                        st.candidates_per_neighbor(), st.mean_neighbors());
                         }
                     }

@@ -38,6 +38,7 @@ std::uint64_t searched_cells(SearchShape shape, int k) {
     switch (shape) {
         case SearchShape::full: return (3 * K) * (3 * K) * (3 * K);
         case SearchShape::tight:
+        case SearchShape::ball:
         case SearchShape::cube: return (2 * K + 1) * (2 * K + 1) * (2 * K + 1);
         case SearchShape::sphere: {
             // Cells of the cube whose box distance to the home cell is <= r = K cell edges: with

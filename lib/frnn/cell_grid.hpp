@@ -32,6 +32,9 @@
 //                        is <= r (rows trimmed by a table made for any k)        27 125  613  3449
 //   SearchShape::tight   (default) per axis only the cells overlapping [p - r, p + r]:
 //                        2^(k+1) or 2^(k+1)+1 cells per axis (in practice the Cube's count).
+//   SearchShape::ball    the tight box's rows whose cells come within r of p in (y, z), each
+//                        cut in x to the cells overlapping the ball of radius r around p
+//                        (per position; about 2/3 of the tight box's candidates at k = 1).
 // All shapes walk one contiguous particle range per (dy, dz) row (branch-free clamping of the
 // x range at open faces, at most two ranges where a periodic x row wraps), except with
 // Morton numbering, where every cell is its own range.
@@ -62,7 +65,7 @@ namespace partikel::frnn {
 enum class Boundary : std::uint8_t { open, periodic };
 
 // Which cells a query visits; see the header comment. `tight` is the default.
-enum class SearchShape : std::uint8_t { tight, full, cube, sphere };
+enum class SearchShape : std::uint8_t { tight, full, cube, sphere, ball };
 
 // How build() sorts particles by cell.
 enum class SortMethod : std::uint8_t {
@@ -114,7 +117,7 @@ struct CellGridView {
 template <SearchShape Shape = SearchShape::tight, class F>
 PK_HD void for_each_neighbor(const CellGridView& grid, Vec3f p, F&& f);
 
-// As for_each_neighbor (tight shape), with each candidate read from `records` (cell order;
+// As for_each_neighbor (ball shape), with each candidate read from `records` (cell order;
 // records[j].x, .y, .z equal to the grid's positions) and passed on: f(j, r_ij, r2, records[j]).
 // One load then serves the distance test and the neighbour's payload (e.g. its mass in w). The
 // calls come in the same order on both backends; on the GPU the distance tests of up to 32
@@ -139,7 +142,7 @@ PK_HD std::uint32_t for_each_candidate_range_grouped(const CellGridView& grid, V
 
 // Nominal number of cells a search shape visits around a home cell at subdivision k, as in
 // seed 004's table (full 27/216/1728/13824, cube 27/125/729/4913, sphere 27/125/613/3449 for
-// k = 0..3). For `tight` the largest count (2^(k+1)+1)^3. Any k >= 0 (host code).
+// k = 0..3). For `tight` and `ball` the largest count (2^(k+1)+1)^3. Any k >= 0 (host code).
 std::uint64_t searched_cells(SearchShape shape, int k);
 
 // The Sphere row table for subdivision k: for dz, dy in [-2^k, 2^k], the largest |dx| whose

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "core/fast_math.hpp"
 #include "core/launch.hpp"
 #include "core/vec.hpp"
 #include "frnn/box.hpp"
@@ -62,7 +63,8 @@ namespace detail {
 
 // The cells visited along the y or z axis: first, first+1, ..., first+count-1, taken modulo n
 // when `wrap` (periodic axes; first in [0, n)). `offset0` is the offset of `first` from the
-// home cell (for the Sphere table), meaningless when `whole` (every cell of a periodic axis).
+// home cell (for the Sphere table) or, for the position-based shapes (tight, ball), the
+// unwrapped coordinate of `first`; meaningless when `whole` (every cell of a periodic axis).
 struct AxisSpan {
     int first;
     int count;
@@ -83,33 +85,59 @@ PK_DEVICE_INLINE AxisSpan block_span(int home, int lo, int hi, int n, bool perio
     return {wrap_coord(home + lo, n), hi - lo + 1, lo, true, false};
 }
 
-// Cells overlapping [x - reach, x + reach] along one axis (the `tight` shape), in unwrapped
-// coordinates [lo, hi]; clamped with the same monotone formula as cell_coord on open axes, so
-// that a particle within reach can never lie outside.
-PK_DEVICE_INLINE void tight_bounds(const CellGridView& g, int axis, float x, int& lo, int& hi) {
+// Cells overlapping [x - reach, x + reach] along one axis (the `tight` shape; the `ball` shape's
+// x rows with their own reach), in unwrapped coordinates [lo, hi]; clamped with the same
+// monotone formula as cell_coord on open axes, so that a particle within reach can never lie
+// outside. `reach` must carry the few-ulp widening of CellGridView::reach.
+PK_DEVICE_INLINE void tight_bounds(const CellGridView& g, int axis, float x, float reach, int& lo, int& hi) {
     const float origin = g.origin[axis];
     const float inv = g.inv_cell_size[axis];
     const int n = g.dims[axis];
     if (g.box.periodic_mask & (1u << axis)) {
-        const float reach = g.reach + g.reach_slack[axis];
+        reach += g.reach_slack[axis];
         lo = unwrapped_coord(x - reach, origin, inv);
         hi = unwrapped_coord(x + reach, origin, inv);
         return;
     }
     const float top = static_cast<float>(n - 1);
-    lo = static_cast<int>(fminf(fmaxf((x - g.reach - origin) * inv, 0.0f), top));
-    hi = static_cast<int>(fminf(fmaxf((x + g.reach - origin) * inv, 0.0f), top));
+    lo = static_cast<int>(fminf(fmaxf((x - reach - origin) * inv, 0.0f), top));
+    hi = static_cast<int>(fminf(fmaxf((x + reach - origin) * inv, 0.0f), top));
 }
+
+// The `ball` shape along one axis (y or z) of a search from a position at u (cell units from
+// the origin, unclamped): distance (m) to the slab of cells with unwrapped coordinate c, made
+// short by `margin` cells (slab_margin) so that a row is never trimmed below the true distance.
+// The edge cells of open axes also hold the particles beyond the grid (cell_coord clamps), so
+// they extend outwards without end.
+struct SlabDistance {
+    float u;       // position in cell units
+    float margin;  // cells: several ulp of u, and the periodic wrap's rounding
+    float cell;    // m, cell edge
+    int last;      // the last cell of an open axis; -1 on periodic axes
+    PK_DEVICE_INLINE SlabDistance(const CellGridView& g, int axis, float x) {
+        const bool periodic = (g.box.periodic_mask & (1u << axis)) != 0;
+        u = (x - g.origin[axis]) * g.inv_cell_size[axis];
+        margin = 1.0f / 1024.0f + fabsf(u) * (1.0f / 1048576.0f) +
+                 (periodic ? g.reach_slack[axis] * g.inv_cell_size[axis] : 0.0f);
+        cell = g.cell_size[axis];
+        last = periodic ? -1 : g.dims[axis] - 1;
+    }
+    PK_DEVICE_INLINE float operator()(int c) const {
+        const float below = c == 0 && last >= 0 ? 0.0f : static_cast<float>(c) - u;
+        const float above = c == last ? 0.0f : u - static_cast<float>(c + 1);
+        return fmaxf(fmaxf(below, above) - margin, 0.0f) * cell;
+    }
+};
 
 template <SearchShape Shape> PK_DEVICE_INLINE AxisSpan shape_span(const CellGridView& g, int axis, float x) {
     const int n = g.dims[axis];
     const bool periodic = (g.box.periodic_mask & (1u << axis)) != 0;
-    if constexpr (Shape == SearchShape::tight) {
+    if constexpr (Shape == SearchShape::tight || Shape == SearchShape::ball) {
         int lo, hi;
-        tight_bounds(g, axis, x, lo, hi);
-        if (!periodic) return {lo, hi - lo + 1, 0, false, false};
+        tight_bounds(g, axis, x, g.reach, lo, hi);
+        if (!periodic) return {lo, hi - lo + 1, lo, false, false};
         if (hi - lo + 1 >= n) return {0, n, 0, false, true};
-        return {wrap_coord(lo, n), hi - lo + 1, 0, true, false};
+        return {wrap_coord(lo, n), hi - lo + 1, lo, true, false};
     } else {
         const int K = 1 << g.subdivision;
         const int home = cell_coord(g, axis, x);
@@ -176,14 +204,22 @@ PK_DEVICE_INLINE std::uint32_t visit_x_interval(const CellGridView& g, XInterval
     return static_cast<std::uint32_t>(count);
 }
 
-// The x interval of one row for a search from x position `px` (home x cell `hx`); `ext` is
-// the Sphere's row extent. Block shapes depend on the home cell only, `tight` on the position.
+// How far one row of a search reaches along x: `cells` is the Sphere's largest |dx| (in cells,
+// from the table), `x_reach` the ball's half-width (m, widened like CellGridView::reach).
+struct RowReach {
+    int cells;
+    float x_reach;
+};
+
+// The x interval of one row for a search from x position `px` (home x cell `hx`). Block shapes
+// depend on the home cell only, `tight` and `ball` on the position.
 template <SearchShape Shape>
-PK_DEVICE_INLINE XInterval row_x_interval(const CellGridView& g, float px, int hx, int ext) {
+PK_DEVICE_INLINE XInterval row_x_interval(const CellGridView& g, float px, int hx, RowReach reach) {
     const int K = 1 << g.subdivision;
-    if constexpr (Shape == SearchShape::tight) {
+    const int ext = reach.cells;
+    if constexpr (Shape == SearchShape::tight || Shape == SearchShape::ball) {
         int lo, hi;
-        tight_bounds(g, 0, px, lo, hi);
+        tight_bounds(g, 0, px, reach.x_reach, lo, hi);
         return make_x_interval(g, lo, hi);
     } else if constexpr (Shape == SearchShape::full) {
         const int cb = hx & ~(K - 1);
@@ -198,7 +234,8 @@ PK_DEVICE_INLINE XInterval row_x_interval(const CellGridView& g, float px, int h
 // The part of a row's x interval that every home cell of the x group [gb, ge] searches (seed
 // 004's registration order): the intersection of their intervals.
 template <SearchShape Shape>
-PK_DEVICE_INLINE XInterval shared_x_interval(const CellGridView& g, int gb, int ge, int ext) {
+PK_DEVICE_INLINE XInterval shared_x_interval(const CellGridView& g, int gb, int ge, RowReach reach) {
+    const int ext = reach.cells;
     const int K = 1 << g.subdivision;
     if constexpr (Shape == SearchShape::full) {
         return {(ge & ~(K - 1)) - K, (gb & ~(K - 1)) + 2 * K - 1, false};
@@ -209,28 +246,45 @@ PK_DEVICE_INLINE XInterval shared_x_interval(const CellGridView& g, int gb, int 
     }
 }
 
-// Calls row(iy, iz, ext) for each (dy, dz) row of the search, z outer, y inner (ext: the
-// Sphere's largest |dx| in that row; rows the Sphere leaves out are skipped).
+// Calls row(iy, iz, reach) for each (dy, dz) row of the search, z outer, y inner, with the
+// row's RowReach; rows the Sphere or the ball leave out are skipped. The ball keeps the rows
+// whose cells come within `reach` of p in (y, z), each with the x half-width
+// sqrt(reach^2 - d_yz^2) left at that distance (about 2/3 of the tight box's candidates at k = 1).
 template <SearchShape Shape, class Row> PK_DEVICE_INLINE void for_each_row(const CellGridView& g, Vec3f p, Row&& row) {
     const AxisSpan zs = shape_span<Shape>(g, 2, p.z);
     const AxisSpan ys = shape_span<Shape>(g, 1, p.y);
     const int K = 1 << g.subdivision;
+    // The ball's distances to the rows, and the x half-width's widening: CellGridView::reach's
+    // few ulp of r, and a few ulp of p.x for the rounding of p.x -+ half-width in tight_bounds.
+    [[maybe_unused]] const SlabDistance slab_y(g, 1, p.y), slab_z(g, 2, p.z);
+    [[maybe_unused]] const float widening = (g.reach - g.radius) + fabsf(p.x) * (1.0f / 4194304.0f);
     int iz = zs.first;
     for (int tz = 0; tz < zs.count; ++tz, ++iz) {
         if (zs.wrap && iz >= g.dims[2]) iz -= g.dims[2];
+        [[maybe_unused]] float dz2 = 0.0f;
+        if constexpr (Shape == SearchShape::ball) {
+            const float dz = zs.whole ? 0.0f : slab_z(zs.offset0 + tz);
+            dz2 = dz * dz;
+        }
         int iy = ys.first;
         for (int ty = 0; ty < ys.count; ++ty, ++iy) {
             if (ys.wrap && iy >= g.dims[1]) iy -= g.dims[1];
-            int ext = K;
+            RowReach reach{K, g.reach};
             if constexpr (Shape == SearchShape::sphere) {
                 // Row (dy, dz) from the precomputed table (-1: empty row). On a periodic axis
                 // covered whole the row is taken at offset 0, the widest.
                 const int dz = zs.whole ? 0 : zs.offset0 + tz;
                 const int dy = ys.whole ? 0 : ys.offset0 + ty;
-                ext = g.sphere_rows[(dz + K) * (2 * K + 1) + (dy + K)];
-                if (ext < 0) continue;
+                reach.cells = g.sphere_rows[(dz + K) * (2 * K + 1) + (dy + K)];
+                if (reach.cells < 0) continue;
+            } else if constexpr (Shape == SearchShape::ball) {
+                const float dy = ys.whole ? 0.0f : slab_y(ys.offset0 + ty);
+                const float left = g.radius2 - (dy * dy + dz2);
+                if (left < 0.0f) continue;
+                // 8 ulp over the root for the GPU's approximate square root (within 2 ulp).
+                reach.x_reach = approx_sqrt(left) * (1.0f + 1.0f / 1048576.0f) + widening;
             }
-            row(iy, iz, ext);
+            row(iy, iz, reach);
         }
     }
 }
@@ -240,37 +294,38 @@ template <SearchShape Shape, class Row> PK_DEVICE_INLINE void for_each_row(const
 template <SearchShape Shape, class F>
 PK_HD std::uint32_t for_each_candidate_range(const CellGridView& g, Vec3f p, F&& f) {
     if (g.count == 0) return 0;
-    const int hx = Shape == SearchShape::tight ? 0 : cell_coord(g, 0, p.x);
+    const int hx = Shape == SearchShape::tight || Shape == SearchShape::ball ? 0 : cell_coord(g, 0, p.x);
     std::uint32_t cells = 0;
-    detail::for_each_row<Shape>(g, p, [&](int iy, int iz, int ext) {
-        cells += detail::visit_x_interval(g, detail::row_x_interval<Shape>(g, p.x, hx, ext), iy, iz, f);
+    detail::for_each_row<Shape>(g, p, [&](int iy, int iz, detail::RowReach reach) {
+        cells += detail::visit_x_interval(g, detail::row_x_interval<Shape>(g, p.x, hx, reach), iy, iz, f);
     });
     return cells;
 }
 
 template <SearchShape Shape, class F>
 PK_HD std::uint32_t for_each_candidate_range_grouped(const CellGridView& g, Vec3f p, int group_log2, F&& f) {
-    static_assert(Shape != SearchShape::tight, "the registration order needs a block shape (full, cube, sphere)");
+    static_assert(Shape != SearchShape::tight && Shape != SearchShape::ball,
+                  "the registration order needs a block shape (full, cube, sphere)");
     if (g.count == 0) return 0;
     const int hx = cell_coord(g, 0, p.x);
     const int gb = (hx >> group_log2) << group_log2;
     const int ge = detail::imin(gb + (1 << group_log2) - 1, g.dims[0] - 1);
     std::uint32_t cells = 0;
     // Pass 1: per row, the cells every home cell of the group searches, in one order for all.
-    detail::for_each_row<Shape>(g, p, [&](int iy, int iz, int ext) {
-        const detail::XInterval own = detail::row_x_interval<Shape>(g, p.x, hx, ext);
+    detail::for_each_row<Shape>(g, p, [&](int iy, int iz, detail::RowReach reach) {
+        const detail::XInterval own = detail::row_x_interval<Shape>(g, p.x, hx, reach);
         if (own.whole) {
             cells += detail::visit_x_interval(g, own, iy, iz, f);
             return;
         }
-        const detail::XInterval shared = detail::shared_x_interval<Shape>(g, gb, ge, ext);
+        const detail::XInterval shared = detail::shared_x_interval<Shape>(g, gb, ge, reach);
         if (shared.a <= shared.b) cells += detail::visit_x_interval(g, shared, iy, iz, f);
     });
     // Pass 2: the rest of this cell's own search, left of the shared part then right of it.
-    detail::for_each_row<Shape>(g, p, [&](int iy, int iz, int ext) {
-        const detail::XInterval own = detail::row_x_interval<Shape>(g, p.x, hx, ext);
+    detail::for_each_row<Shape>(g, p, [&](int iy, int iz, detail::RowReach reach) {
+        const detail::XInterval own = detail::row_x_interval<Shape>(g, p.x, hx, reach);
         if (own.whole) return;
-        const detail::XInterval shared = detail::shared_x_interval<Shape>(g, gb, ge, ext);
+        const detail::XInterval shared = detail::shared_x_interval<Shape>(g, gb, ge, reach);
         if (shared.a > shared.b) {
             cells += detail::visit_x_interval(g, own, iy, iz, f);
             return;
@@ -293,15 +348,16 @@ PK_HD void for_each_neighbor_record(const CellGridView& g, const Record* records
     // the minimum image (Box::displacement is then p - q), so that open boxes skip its branch.
     auto test_chunk = [&](auto periodic, std::uint32_t chunk, std::uint32_t size) {
         std::uint32_t accepted = 0;
-        for (std::uint32_t i = 0; i < size; ++i) {
-            const Record r = records[chunk + i];
+        const Record* candidate = records + chunk;  // a pointer walk: no index arithmetic per load
+        for (std::uint32_t i = 0; i < size; ++i, ++candidate) {
+            const Record r = *candidate;
             const Vec3f q{r.x, r.y, r.z};
             const Vec3f d = decltype(periodic)::value ? box.displacement(p, q) : p - q;
             if (distance2(d) <= radius2) accepted |= 1u << i;
         }
         return accepted;
     };
-    for_each_candidate_range<SearchShape::tight>(g, p, [&](std::uint32_t begin, std::uint32_t end) {
+    for_each_candidate_range<SearchShape::ball>(g, p, [&](std::uint32_t begin, std::uint32_t end) {
         for (std::uint32_t chunk = begin; chunk < end; chunk += 32u) {
             const std::uint32_t size = end - chunk < 32u ? end - chunk : 32u;
             std::uint32_t accepted = box.periodic_mask ? test_chunk(std::true_type{}, chunk, size)
@@ -316,7 +372,7 @@ PK_HD void for_each_neighbor_record(const CellGridView& g, const Record* records
         }
     });
 #else
-    for_each_candidate_range<SearchShape::tight>(g, p, [&](std::uint32_t begin, std::uint32_t end) {
+    for_each_candidate_range<SearchShape::ball>(g, p, [&](std::uint32_t begin, std::uint32_t end) {
         for (std::uint32_t j = begin; j < end; ++j) {
             const Record r = records[j];
             const Vec3f d = box.displacement(p, Vec3f{r.x, r.y, r.z});

@@ -38,7 +38,8 @@ void timed_phase(NeighborList::Impl& L, const CellGridView& grid, const std::uin
 NeighborList::NeighborList(const Backend& backend, std::size_t max_particles, std::size_t capacity, ListOptions options)
     : impl_(std::make_unique<Impl>(backend)) {
     Impl& L = *impl_;
-    if (options.order == ListOrder::shared_first && options.shape == SearchShape::tight)
+    if (options.order == ListOrder::shared_first &&
+        (options.shape == SearchShape::tight || options.shape == SearchShape::ball))
         throw UsageError("frnn: the shared-first registration order needs a block search shape (full, cube, sphere)");
     if (options.group_log2 > 6) throw UsageError("frnn: registration groups of at most 2^6 cells");
     if (max_particles >= (std::size_t{1} << 32) - 1)

@@ -50,7 +50,7 @@ PK_DEVICE_INLINE void for_each_neighbor_ordered(const CellGridView& g, Vec3f p, 
         for (std::uint32_t j = begin; j < end; ++j)
             if (distance2(box.displacement(p, positions[j])) <= radius2) f(j);
     };
-    if constexpr (Shape != SearchShape::tight) {
+    if constexpr (Shape != SearchShape::tight && Shape != SearchShape::ball) {
         if (group_log2 >= 0) {
             for_each_candidate_range_grouped<Shape>(g, p, group_log2, test_range);
             return;

@@ -60,6 +60,7 @@ std::string shape_name(SearchShape shape) {
         case SearchShape::full: return "full";
         case SearchShape::cube: return "cube";
         case SearchShape::sphere: return "sphere";
+        case SearchShape::ball: return "ball";
     }
     return "?";
 }

@@ -22,7 +22,7 @@ void search_stats_per_particle(const CellGrid& grid, SearchShape shape, std::uin
                                std::uint32_t* candidates, std::uint32_t* cells);
 
 // Per particle in cell order (backend memory): an order-sensitive digest of the neighbours
-// visited by for_each_neighbor (tight shape; `records` false) or by for_each_neighbor_record
+// visited by for_each_neighbor (ball shape; `records` false) or by for_each_neighbor_record
 // over records made from the grid's positions (`records` true; chunked on the GPU). Equal
 // digests mean the same neighbours in the same order, so sums over them round the same way.
 // Allocates (a verification aid, not for step loops).

@@ -53,7 +53,7 @@ struct VisitDigest {
         if (records)
             for_each_neighbor_record(grid, records, p, [&](std::uint32_t j, Vec3f, float, const Vec4f&) { fold(j); });
         else
-            for_each_neighbor(grid, p, [&](std::uint32_t j, Vec3f, float) { fold(j); });
+            for_each_neighbor<SearchShape::ball>(grid, p, [&](std::uint32_t j, Vec3f, float) { fold(j); });
         digests[k] = d;
     }
 };

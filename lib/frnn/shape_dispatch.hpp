@@ -16,6 +16,7 @@ template <class F> void with_shape(SearchShape shape, F&& f) {
         case SearchShape::full: f(ShapeTag<SearchShape::full>{}); break;
         case SearchShape::cube: f(ShapeTag<SearchShape::cube>{}); break;
         case SearchShape::sphere: f(ShapeTag<SearchShape::sphere>{}); break;
+        case SearchShape::ball: f(ShapeTag<SearchShape::ball>{}); break;
     }
 }
 

@@ -6,6 +6,7 @@
 
 #include <cmath>
 
+#include "core/fast_math.hpp"
 #include "core/launch.hpp"
 
 namespace partikel::sph {
@@ -14,29 +15,12 @@ enum class KernelKind { wendland_c2, cubic_spline };
 
 inline constexpr float kPi = 3.14159265358979f;
 
-// The pair terms' square root and divisions. On the GPU they use the hardware approximations
-// (MUFU.RSQ, MUFU.RCP: within 2 ulp) instead of the correctly rounded sequences with their
-// special-case branches: 10% of a rates pass on an H100 (docs/PERFORMANCE.md). CPU and GPU
-// results differ by rounding anyway (the gpu tests compare within tolerances); GPU runs stay
-// repeatable.
+// The pair terms' square root and divisions (here and in solver_impl.hpp) use core/fast_math.hpp: the hardware
+// approximations on the GPU (within 2 ulp; the CPU keeps IEEE). CPU and GPU results differ by
+// rounding anyway (the gpu tests compare within tolerances); GPU runs stay repeatable.
 
-// q = |r| / h from r^2 (r2 = 0 gives q = 0).
-PK_DEVICE_INLINE float q_of(float r2, float inv_h) {
-#if defined(__CUDA_ARCH__)
-    return r2 * rsqrtf(fmaxf(r2, 1e-30f)) * inv_h;
-#else
-    return sqrtf(r2) * inv_h;
-#endif
-}
-
-// a / b for |b| in [2^-126, 2^126] (the pair terms' denominators are).
-PK_DEVICE_INLINE float divide(float a, float b) {
-#if defined(__CUDA_ARCH__)
-    return __fdividef(a, b);
-#else
-    return a / b;
-#endif
-}
+// |r| from r^2.
+PK_DEVICE_INLINE float distance_of(float r2) { return approx_sqrt(r2); }
 
 // Wendland C2 ("quintic", Wendland 1995), q = r/h < 2:
 //   W = 21/(16 pi h^3) (1 - q/2)^4 (2q + 1)
@@ -45,25 +29,23 @@ PK_DEVICE_INLINE float divide(float a, float b) {
 // tests/unit/sph/test_kernel.cpp (integral of W over R^3 = 1).
 struct WendlandC2 {
     float h;
-    float inv_h;      // 1/h
-    float w_norm;     // 21/(16 pi h^3)
-    float grad_norm;  // -105/(16 pi h^5)
+    float half_inv_h;  // 1/(2h)
+    float w_norm;      // 21/(16 pi h^3)
+    float grad_norm;   // -105/(16 pi h^5)
     PK_HD explicit WendlandC2(float h_)
         : h(h_),
-          inv_h(1.0f / h_),
+          half_inv_h(0.5f / h_),
           w_norm(21.0f / (16.0f * kPi * h_ * h_ * h_)),
           grad_norm(-105.0f / (16.0f * kPi * h_ * h_ * h_ * h_ * h_)) {}
+    // s = 1 - q/2 = 1 - r/(2h), clamped at zero from q = 2 on: no branch in the pair body.
     PK_DEVICE_INLINE float W(float r2) const {
-        const float q = q_of(r2, inv_h);
-        if (q >= 2.0f) return 0.0f;
-        const float s = 1.0f - 0.5f * q;
+        const float q_half = distance_of(r2) * half_inv_h;
+        const float s = max_of(1.0f - q_half, 0.0f);
         const float s2 = s * s;
-        return w_norm * s2 * s2 * (2.0f * q + 1.0f);
+        return w_norm * s2 * s2 * (4.0f * q_half + 1.0f);
     }
     PK_DEVICE_INLINE float grad_factor(float r2) const {
-        const float q = q_of(r2, inv_h);
-        if (q >= 2.0f) return 0.0f;
-        const float s = 1.0f - 0.5f * q;
+        const float s = max_of(1.0f - distance_of(r2) * half_inv_h, 0.0f);
         return grad_norm * s * s * s;
     }
 };
@@ -82,7 +64,7 @@ struct CubicSpline {
           sigma(1.0f / (kPi * h_ * h_ * h_)),
           sigma_over_h2(1.0f / (kPi * h_ * h_ * h_ * h_ * h_)) {}
     PK_DEVICE_INLINE float W(float r2) const {
-        const float q = q_of(r2, inv_h);
+        const float q = distance_of(r2) * inv_h;
         if (q < 1.0f) return sigma * (1.0f - 1.5f * q * q + 0.75f * q * q * q);
         if (q < 2.0f) {
             const float s = 2.0f - q;
@@ -91,11 +73,11 @@ struct CubicSpline {
         return 0.0f;
     }
     PK_DEVICE_INLINE float grad_factor(float r2) const {
-        const float q = q_of(r2, inv_h);
+        const float q = distance_of(r2) * inv_h;
         if (q < 1.0f) return sigma_over_h2 * (-3.0f + 2.25f * q);
         if (q < 2.0f) {
             const float s = 2.0f - q;
-            return divide(-0.75f * sigma_over_h2 * s * s, q);
+            return approx_divide(-0.75f * sigma_over_h2 * s * s, q);
         }
         return 0.0f;
     }

@@ -33,9 +33,6 @@ constexpr std::uint8_t kMovingBoundary = static_cast<std::uint8_t>(ParticleKind:
 #define PK_NEIGHBOR_BODY __attribute__((always_inline))
 #endif
 
-// Branch-free max without libm's NaN handling (fmaxf is a library call on the CPU).
-PK_DEVICE_INLINE float max_of(float a, float b) { return a > b ? a : b; }
-
 // False for NaN and +-inf (x - x is NaN for both); no fast-math in this project.
 PK_DEVICE_INLINE bool is_finite(float x) { return x - x == 0.0f; }
 
@@ -133,12 +130,20 @@ struct ShepardFilter {
 // The rates pass: dv/dt (eq. 3.28 + laminar term + boundary volumes), drho/dt (eq. 3.29 +
 // density diffusion), the XSPH correction (eq. 3.23) and each particle's time-step limit
 // (eqs. 3.33, 3.34). Neighbours come from the records of PackNeighborRecords.
-// Compiled per smoothing kernel (WendlandC2, CubicSpline) and with or without density
-// diffusion: the pair body then carries no run-time branch for either (4 instantiations).
-template <class Kernel, bool Diffusion> struct Rates {
-    // 64 registers (4 blocks of 256 per SM) measured 7% faster than the 80 the compiler picks
-    // (H100, docs/PERFORMANCE.md): the pass is issue- and latency-bound.
-    static constexpr int kMinBlocksPerSM = 4;  // (3, 85 registers: 10% slower)
+
+// Which optional pair terms a Rates instantiation carries: none (the default scheme), density
+// diffusion alone (DualSPHysics's setup), or any combination of diffusion, laminar viscosity and
+// XSPH chosen at run time. With the smoothing kernel (WendlandC2, CubicSpline) that makes 6
+// instantiations; the first two have no run-time check of a term in the pair body (5% of a pass,
+// docs/PERFORMANCE.md).
+enum class OptionalTerms { none, diffusion, any };
+
+
+template <class Kernel, OptionalTerms Terms> struct Rates {
+    // 5 blocks of 256 per SM (at most 48 registers) measured 10% faster than 4 (64 registers)
+    // and 4 7% faster than the 80 the compiler picks (docs/PERFORMANCE.md): the pass is
+    // issue- and latency-bound, and more warps hide the neighbour loads. 6 (40 registers) spills.
+    static constexpr int kMinBlocksPerSM = 5;
     frnn::CellGridView grid;
     const Vec4f* pos_mass;
     const Vec4f* vel_rho;
@@ -151,7 +156,7 @@ template <class Kernel, bool Diffusion> struct Rates {
     float h, c0, alpha;
     float laminar_nu;  // m^2/s, 0: off
     float eta2;        // 0.01 h^2, keeps mu_ab finite at r -> 0
-    float diffusion_coeff;  // 2 delta h c0
+    float diffusion_coeff;  // 2 delta h c0; 0: off
     // Fourtakas et al. (2019): the hydrostatic density difference rho_b^H - rho_a^H, linearised
     // in the pressure difference: -rho0 g . r_ab / c0^2 = dot(hydrostatic_gradient, r_ab);
     // zero for Molteni & Colagrossi.
@@ -164,6 +169,10 @@ template <class Kernel, bool Diffusion> struct Rates {
     bool boundary_momentum;
 
     PK_HD void operator()(std::size_t a) const {
+        constexpr bool maybe_diffusion = Terms != OptionalTerms::none;
+        constexpr bool maybe_other_terms = Terms == OptionalTerms::any;
+        const bool diffusion = Terms == OptionalTerms::diffusion || (maybe_diffusion && diffusion_coeff != 0.0f);
+        const auto self_index = static_cast<std::uint32_t>(a);
         const Vec4f self = pos_mass[a];
         const Vec4f self_v = vel_rho[a];
         const Vec3f r_a = self.xyz();
@@ -176,7 +185,7 @@ template <class Kernel, bool Diffusion> struct Rates {
         float drho_a = 0.0f;
         float max_mu = 0.0f;
         frnn::for_each_neighbor_record(grid, pos_mass, r_a, [&](std::uint32_t b, Vec3f r_ab, float r2, const Vec4f& rec_b) PK_NEIGHBOR_BODY {
-            if (b == a) return;
+            if (b == self_index) return;
             const bool fluid_b = !sign_bit(rec_b.w);
             if (!fluid_a && !fluid_b) return;  // boundary-boundary pairs do nothing
             const float m_b = fabsf(rec_b.w);
@@ -188,24 +197,25 @@ template <class Kernel, bool Diffusion> struct Rates {
             // One reciprocal for 1/(r^2 + eta^2) and 1/(rho_a + rho_b).
             const float r2_eta2 = r2 + eta2;
             const float rho_sum = rho_a + rho_b;
-            const float inv_product = divide(1.0f, r2_eta2 * rho_sum);
+            const float inv_product = approx_reciprocal(r2_eta2 * rho_sum);
             const float inv_r2_eta2 = rho_sum * inv_product;
             const float vr = dot(v_ab, r_ab);
             // Continuity (eq. 3.29): m_b v_ab . grad W_ab, grad W_ab = F r_ab.
             drho_a += m_b * F * vr;
-            if (Diffusion && fluid_a && fluid_b) {
+            if (maybe_diffusion && diffusion && fluid_a && fluid_b) {
                 // Molteni & Colagrossi (2009): psi_ab = 2 (rho_b - rho_a) r_ba / r^2; Fourtakas et
                 // al. (2019) subtract the hydrostatic part rho_b^H - rho_a^H.
                 const float rho_ba = rho_b - rho_a - dot(hydrostatic_gradient, r_ab);
-                drho_a += diffusion_coeff * rho_ba * (-F) * (r2 * inv_r2_eta2) * divide(m_b, rho_b);
+                drho_a += diffusion_coeff * rho_ba * (-F) * (r2 * inv_r2_eta2) * approx_divide(m_b, rho_b);
             }
             const float mu_ab = h * vr * inv_r2_eta2;
-            max_mu = max_of(max_mu, mu_ab < 0.0f ? -mu_ab : mu_ab);
+            max_mu = max_of(max_mu, fabsf(mu_ab));
             if (!fluid_a && !boundary_momentum) return;
             // Pressure and Monaghan viscosity (eqs. 3.26-3.28); rho_bar_ab = (rho_a + rho_b)/2.
             const float inv_rho_sum = r2_eta2 * inv_product;
             const float Pi_ab = vr < 0.0f ? -2.0f * alpha * c0 * mu_ab * inv_rho_sum : 0.0f;
             acc_a -= (m_b * F * (P_over_rho2_a + p_over_rho2[b] + Pi_ab)) * r_ab;
+            if (!maybe_other_terms) return;
             // Laminar viscosity (Lo & Shao 2002): 4 m_b nu (r_ab . grad W) / ((rho_a + rho_b) r^2) v_ab.
             if (laminar_nu > 0.0f) acc_a += (4.0f * m_b * laminar_nu * F * r2 * inv_rho_sum * inv_r2_eta2) * v_ab;
             if (xsph_epsilon > 0.0f) xsph_a += (2.0f * m_b * kernel.W(r2) * inv_rho_sum) * (v_b - v_a);
@@ -552,8 +562,9 @@ template <class Exec> void rates(const Exec& exec, SolverState& s, double t) {
     auto scope = s.profile.phase("rates");
     const SphParams& p = s.params;
     const bool fourtakas = p.diffusion == DensityDiffusion::fourtakas;
-    auto launch = [&](auto kernel, auto diffusion) {
-        const kern::Rates<decltype(kernel), decltype(diffusion)::value> r{
+    const bool diffusion = p.diffusion != DensityDiffusion::none;
+    auto launch = [&](auto kernel, auto terms) {
+        const kern::Rates<decltype(kernel), decltype(terms)::value> r{
             .grid = s.grid.view(),
             .pos_mass = s.pos_mass.data(),
             .vel_rho = s.vel_rho.data(),
@@ -568,7 +579,7 @@ template <class Exec> void rates(const Exec& exec, SolverState& s, double t) {
             .alpha = p.alpha,
             .laminar_nu = p.laminar_nu,
             .eta2 = 0.01f * p.h_m * p.h_m,
-            .diffusion_coeff = 2.0f * p.diffusion_delta * p.h_m * p.c0,
+            .diffusion_coeff = diffusion ? 2.0f * p.diffusion_delta * p.h_m * p.c0 : 0.0f,
             .hydrostatic_gradient = (fourtakas ? -p.rho0 / (p.c0 * p.c0) : 0.0f) * p.gravity,
             .gravity = p.gravity,
             .xsph_epsilon = p.xsph_epsilon,
@@ -577,16 +588,19 @@ template <class Exec> void rates(const Exec& exec, SolverState& s, double t) {
         };
         exec.for_each_uneven(s.n, r, "sph.rates");
     };
-    auto with_diffusion = [&](auto kernel) {
-        if (p.diffusion == DensityDiffusion::none)
-            launch(kernel, std::false_type{});
+    using kern::OptionalTerms;
+    auto with_terms = [&](auto kernel) {
+        if (p.laminar_nu > 0.0f || p.xsph_epsilon > 0.0f)
+            launch(kernel, std::integral_constant<OptionalTerms, OptionalTerms::any>{});
+        else if (diffusion)
+            launch(kernel, std::integral_constant<OptionalTerms, OptionalTerms::diffusion>{});
         else
-            launch(kernel, std::true_type{});
+            launch(kernel, std::integral_constant<OptionalTerms, OptionalTerms::none>{});
     };
     if (p.kernel == KernelKind::wendland_c2)
-        with_diffusion(WendlandC2(p.h_m));
+        with_terms(WendlandC2(p.h_m));
     else
-        with_diffusion(CubicSpline(p.h_m));
+        with_terms(CubicSpline(p.h_m));
 }
 
 // With track_wall_impulse: add dt times the walls' force at the state of the last rates pass

@@ -51,6 +51,7 @@ struct Options {
 
 SearchShape parse_shape(const std::string& s) {
     if (s == "tight") return SearchShape::tight;
+    if (s == "ball") return SearchShape::ball;
     if (s == "full") return SearchShape::full;
     if (s == "cube") return SearchShape::cube;
     return SearchShape::sphere;
@@ -74,7 +75,7 @@ Plan make_plan(const Options& o) {
         p.shape = o.search.empty() ? SearchShape::tight : parse_shape(o.search);
         p.verlet = o.method == "verlet";
     }
-    if (o.order == "shared-first" && p.shape == SearchShape::tight)
+    if (o.order == "shared-first" && (p.shape == SearchShape::tight || p.shape == SearchShape::ball))
         throw UsageError("--order shared-first needs --search full, cube or sphere");
     if (o.method != "verlet" && o.skin_m >= 0) throw UsageError("--skin applies to --method verlet");
     return p;
@@ -277,8 +278,8 @@ int frnn_build(std::span<const std::string> args) {
     app.add_option("-m,--method", o.method, "cell (k = 0), verlet (r + skin, reusable) or subcell (k, search)")
         ->check(CLI::IsMember({"cell", "verlet", "subcell"}))->capture_default_str();
     app.add_option("-k,--k", o.k, "Subdivision: cell edge r / 2^k, 0..3 (subcell default 2)")->check(CLI::Range(0, 3));
-    app.add_option("-s,--search", o.search, "Cells searched: tight, full, cube, sphere (subcell default sphere)")
-        ->check(CLI::IsMember({"tight", "full", "cube", "sphere"}));
+    app.add_option("-s,--search", o.search, "Cells searched: tight, ball, full, cube, sphere (subcell: sphere)")
+        ->check(CLI::IsMember({"tight", "ball", "full", "cube", "sphere"}));
     app.add_option("--skin", o.skin_m, "Verlet skin [m] (default 0.1 r): lists hold pairs within r + skin")
         ->check(CLI::NonNegativeNumber);
     app.add_option("--periodic", o.periodic, "Periodic axes, e.g. xyz or xz (needs a domain)");

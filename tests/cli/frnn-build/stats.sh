@@ -31,4 +31,17 @@ assert s["candidates_per_neighbor"] < c["candidates_per_neighbor"]
 assert s["neighbors_mean"] == c["neighbors_mean"]
 PY
 fi
+# The ball (cell mode, k = 0) examines fewer candidates than the tight box, finds the same
+# neighbours, and its lists equal brute force (--check).
+check "ball" 0 frnn-build -i "$work/p.pks" -r 0.25 -s ball --stats --json --check --device cpu
+cp "$work/out" "$work/ball.json"
+frnn-build -i "$work/p.pks" -r 0.25 -s tight --stats --json --device cpu >"$work/tight.json"
+if command -v python3 >/dev/null; then
+  python3 - "$work/tight.json" "$work/ball.json" <<'PY' || { echo "FAIL ball does not beat tight"; fail=1; }
+import json, sys
+t = json.load(open(sys.argv[1])); b = json.load(open(sys.argv[2]))
+assert b["candidates_per_neighbor"] < t["candidates_per_neighbor"], (b, t)
+assert b["neighbors_mean"] == t["neighbors_mean"]
+PY
+fi
 finish

@@ -33,7 +33,8 @@ using partikel::frnn::testing::Input;
 
 namespace {
 
-constexpr SearchShape kShapes[] = {SearchShape::tight, SearchShape::full, SearchShape::cube, SearchShape::sphere};
+constexpr SearchShape kShapes[] = {SearchShape::tight, SearchShape::full, SearchShape::cube, SearchShape::sphere,
+                                   SearchShape::ball};
 constexpr int kMasks[] = {0, 7, 5};  // open, periodic, periodic in x and z only
 
 std::string mask_name(int mask) { return mask == 0 ? "open" : mask == 7 ? "periodic" : "periodic-xz"; }
