@@ -22,8 +22,9 @@ int particle_convert(std::span<const std::string> args) {
     WriterOptions w;
     bool no_shuffle = false, no_compress = false, no_index = false, no_xdmf = false;
     auto& app = tool.app();
-    app.add_option("input", positional_in, "Input (same as -i)");
-    app.add_option("output", positional_out, "Output (same as -o)");
+    // Upper-case names: CLI11 2.4 refuses a positional named like the long option --input.
+    app.add_option("INPUT", positional_in, "Input (same as -i)");
+    app.add_option("OUTPUT", positional_out, "Output (same as -o)");
     app.add_option("-t,--to", to, "Output format (default: from the extension)")
         ->check(CLI::IsMember({"stream", "pks", "h5", "hdf5", "openpmd", "csv", "vtk", "ply"}));
     app.add_option("--frames", frames, "Frames to keep: 3, 0:100:10, 5:, 1,4,9 (0-based, stop exclusive)");

@@ -111,7 +111,9 @@ TEST_CASE("dam break: surge front within 10% of Martin & Moyce (1952) for T <= 3
 // Finer resolution does not bring the front closer: at a/dx = 32 it runs 8-13% ahead of Martin
 // & Moyce (measured 2026-11-22: +9.4, +12.8, +9.6, +8.0% at the four points), because less
 // numerical dissipation remains while the experiment's gate opening and wall friction are not
-// modelled. The tolerance states that measurement; it is not tighter than the CI case.
+// modelled; the body of the surge leads as well, not only its tip, and water's viscosity
+// changes nothing (docs/SPH.md, the front-definition study at a/dx = 16, 32, 64). The
+// tolerance states that measurement; it is not tighter than the CI case.
 TEST_CASE("dam break: surge front within 15% of Martin & Moyce (1952) for T <= 3 (a/dx = 32)" *
           doctest::test_suite("slow")) {
     const float a = kMartinMoyceWidth_m;
