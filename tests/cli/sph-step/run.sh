@@ -4,7 +4,8 @@
 # integrator too (its frames carry the previous step); frames written every step (each copy
 # overlapping the next steps) equal those written every 3 steps, diagnostics included; errors
 # with one line: no stop condition (2), truncated input (1), a runaway that keeps the frames (1);
-# a terrain from a PNG height image equals the same raw one.
+# a terrain from a PNG height image equals the same raw one. The bit-identical comparisons run on
+# the CPU backend (--device cpu), also where a GPU is present.
 . "$PARTIKEL_SOURCE_DIR/tests/cli/particle-convert/lib.sh"
 
 sph-init dam-break --dx 0.008 -o db.pks 2>/dev/null
@@ -12,13 +13,13 @@ check "pipeline" 0 sh -c 'sph-init dam-break --dx 0.008 2>/dev/null | sph-step -
 expect_text "diag header" d.tsv "step	time_s	dt_s	kinetic_J	potential_J"
 expect_text "diag momentum and wall impulse" d.tsv "momentum_x_kg_m_s	momentum_y_kg_m_s	momentum_z_kg_m_s	wall_impulse_x_N_s"
 [ "$(wc -l < d.tsv)" -eq 4 ] || { echo "FAIL diag rows: $(wc -l < d.tsv), expected 4 (header, steps 0 3 6)"; fail=1; }
-check "first part" 0 sph-step -i db.pks -o part1.pks --steps 3
-check "restart" 0 sph-step -i part1.pks -o part2.pks --steps 3 --diag d2.tsv
+check "first part" 0 sph-step -i db.pks -o part1.pks --steps 3 --device cpu
+check "restart" 0 sph-step -i part1.pks -o part2.pks --steps 3 --diag d2.tsv --device cpu
 expect_text "restart continues at step 6" d2.tsv "
 6	"
 check "restart is bit-identical" 0 compare-results --subset --atol 0 --rtol 0 part2.pks run.pks
 # Output every step: each frame is captured while the previous one is still being compressed.
-check "a frame every step" 0 sph-step -i db.pks -o every1.pks --steps 6 --every-steps 1 --diag d1.tsv
+check "a frame every step" 0 sph-step -i db.pks -o every1.pks --steps 6 --every-steps 1 --diag d1.tsv --device cpu
 check "frames every step equal those every 3 steps" 0 compare-results --subset --atol 0 --rtol 0 every1.pks run.pks
 check "seven frames" 0 particle-info every1.pks
 expect_text "seven frames" out "stream, 7 frames"
@@ -26,13 +27,13 @@ steps=$(cut -f1 d1.tsv | tr '\n' ' ')
 [ "$steps" = "step 0 1 2 3 4 5 6 " ] || { echo "FAIL diag steps: $steps"; fail=1; }
 [ "$(grep '^3	' d1.tsv)" = "$(grep '^3	' d.tsv)" ] || { echo "FAIL diag row of step 3 differs"; fail=1; }
 # Verlet: N steps straight against N/2, a restart, N/2 (Euler steps into steps 1, 3 and 6).
-verlet="--integrator verlet --verlet-euler-every 3"
+verlet="--integrator verlet --verlet-euler-every 3 --device cpu"
 check "verlet straight" 0 sph-step -i db.pks -o v.pks --steps 8 --every-steps 4 $verlet
 check "verlet first part" 0 sph-step -i db.pks -o v1.pks --steps 4 $verlet
 check "verlet frame info" 0 particle-info v1.pks
 expect_text "verlet frames carry the previous step" out "velocity_previous"
 expect_text "verlet frames carry the previous step" out "density_previous"
-check "verlet restart" 0 sph-step -i v1.pks -o v2.pks --steps 4
+check "verlet restart" 0 sph-step -i v1.pks -o v2.pks --steps 4 --device cpu
 check "verlet restart is bit-identical" 0 compare-results --subset --atol 0 --rtol 0 v2.pks v.pks
 check "until and every" 0 sph-step -i db.pks -o t.pks --until 0.002 --every 0.001 --profile
 expect_text "profile" err "particle-steps/s"
