@@ -98,6 +98,8 @@ void write_attributes(const SphParams& p, fmt::Frame& frame) {
     a["sph.dt_max"] = double(p.dt_max_s);
     a["sph.dt_min"] = double(p.dt_min_s);
     a["sph.runaway_speed"] = double(p.runaway_speed);
+    a["sph.density_min"] = double(p.density_min);
+    a["sph.density_max"] = double(p.density_max);
     a["domain.min"] = vec(p.domain_min);
     a["domain.max"] = vec(p.domain_max);
     a["sph.faces"] = faces_to_string(p.faces);
@@ -184,6 +186,8 @@ SphParams read_attributes(const fmt::Frame& frame, SphParams p) {
     r.get("sph.dt_max", p.dt_max_s);
     r.get("sph.dt_min", p.dt_min_s);
     r.get("sph.runaway_speed", p.runaway_speed);
+    r.get("sph.density_min", p.density_min);
+    r.get("sph.density_max", p.density_max);
     r.get("domain.min", p.domain_min);
     r.get("domain.max", p.domain_max);
     r.get_text("sph.faces", [&](const std::string& s) { p.faces = parse_faces(s); });
@@ -217,6 +221,8 @@ void validate(const SphParams& p) {
     require(p.cfl > 0 && p.cfl <= 1, "cfl must be in (0, 1]");
     require(p.shepard_every >= 0 && p.verlet_euler_every >= 1, "shepard/verlet intervals must be non-negative");
     require(p.xsph_epsilon >= 0 && p.xsph_epsilon <= 1, "xsph epsilon must be in [0, 1]");
+    require((p.density_min == 0 && p.density_max == 0) || (p.density_min < p.rho0 && p.rho0 < p.density_max),
+            "density limits must enclose rho0 (min < rho0 < max), or both be 0 (off)");
     for (int axis = 0; axis < 3; ++axis) {
         require(p.domain_max[axis] > p.domain_min[axis], "domain.max must exceed domain.min on every axis");
         bool lo = p.faces[2 * axis] == Face::periodic, hi = p.faces[2 * axis + 1] == Face::periodic;

@@ -73,6 +73,11 @@ struct SphParams {
     float dt_max_s = 1e-2f;       // upper bound on dt
     float dt_min_s = 1e-9f;       // a smaller dt stops the run (NumericalError)
     float runaway_speed = 0.0f;   // m/s; a faster particle stops the run; 0: 5 * c0
+    // Fluid particles whose density leaves [density_min, density_max] are removed after the
+    // step and counted with those that left the domain (DualSPHysics's RhopOut, 700..1300
+    // kg/m^3 there); both 0: off.
+    float density_min = 0.0f;  // kg/m^3
+    float density_max = 0.0f;  // kg/m^3
 
     // Domain and boundaries
     Vec3f domain_min{0.0f, 0.0f, 0.0f};

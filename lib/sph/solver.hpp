@@ -52,7 +52,7 @@ struct Diagnostics {
     double max_density = 0.0;
     Vec3d fluid_max{0.0, 0.0, 0.0};  // m, largest x, y, z of a fluid particle (surge front, height)
     std::uint64_t fluid_count = 0;
-    std::uint64_t removed = 0;  // particles that left the domain since the start of this run
+    std::uint64_t removed = 0;  // particles that left the domain or the density limits since the start of this run
     Vec3d momentum_kg_m_s{0.0, 0.0, 0.0};  // sum of m v over the fluid
     // With SolverOptions::track_wall_impulse: the time integral of the force of the boundary
     // particles and the repulsive walls on the fluid since the solver started, so that

@@ -375,14 +375,20 @@ struct ParticleStatus {
     const std::uint8_t* kind;
     Vec3f lo, hi;  // m, domain widened by the margin; periodic axes: -inf/+inf
     float runaway_speed2;
+    float density_lo, density_hi;  // kg/m^3, SphParams::density_min/max; off: 0 and +inf
+    // 1 << 32 stops the run (NaN, runaway); 1 removes the particle (a fluid particle outside the
+    // domain or, before its speed runs away, outside the density limits).
     PK_DEVICE_INLINE std::uint64_t operator()(std::size_t a) const {
         const Vec3f r = pos[a], v = vel[a];
+        const float d = rho[a];
         const float v2 = norm2(v);
-        const bool finite =
-            is_finite(r.x) && is_finite(r.y) && is_finite(r.z) && is_finite(v2) && is_finite(rho[a]) && rho[a] > 0.0f;
-        if (!finite || v2 > runaway_speed2) return std::uint64_t{1} << 32;
+        const bool finite = is_finite(r.x) && is_finite(r.y) && is_finite(r.z) && is_finite(v2) && is_finite(d) && d > 0.0f;
+        if (!finite) return std::uint64_t{1} << 32;
+        const bool fluid = kind[a] == kFluid;
+        if (fluid && !(d >= density_lo && d <= density_hi)) return 1u;
+        if (v2 > runaway_speed2) return std::uint64_t{1} << 32;
         const bool inside = r.x >= lo.x && r.x <= hi.x && r.y >= lo.y && r.y <= hi.y && r.z >= lo.z && r.z <= hi.z;
-        return (inside || kind[a] != kFluid) ? 0u : 1u;
+        return (inside || !fluid) ? 0u : 1u;
     }
 };
 
@@ -633,7 +639,7 @@ template <class Exec> double reduce_dt(const Exec& exec, SolverState& s) {
 template <class Exec> kern::ParticleStatus particle_status(const SolverState& s) {
     const SphParams& p = s.params;
     const float margin = 2.0f * p.h_m;
-    kern::ParticleStatus st{s.pos.data(), s.vel.data(), s.rho.data(), s.kind.data(), {}, {}, 0.0f};
+    kern::ParticleStatus st{s.pos.data(), s.vel.data(), s.rho.data(), s.kind.data(), {}, {}, 0.0f, 0.0f, 0.0f};
     const float inf = std::numeric_limits<float>::infinity();
     for (int k = 0; k < 3; ++k) {
         const bool periodic = p.faces[2 * k] == Face::periodic;
@@ -642,6 +648,9 @@ template <class Exec> kern::ParticleStatus particle_status(const SolverState& s)
     }
     const float runaway = p.runaway_speed > 0.0f ? p.runaway_speed : 5.0f * p.c0;
     st.runaway_speed2 = runaway * runaway;
+    const bool density_limits = p.density_min != 0.0f || p.density_max != 0.0f;
+    st.density_lo = density_limits ? p.density_min : 0.0f;
+    st.density_hi = density_limits ? p.density_max : inf;
     return st;
 }
 

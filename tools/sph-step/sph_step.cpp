@@ -25,7 +25,7 @@ struct Overrides {
     std::optional<float> wave_amplitude, wave_period, dt_max;
     std::optional<int> shepard_every, verlet_euler_every, wave_face;
     std::optional<std::string> kernel, density, diffusion, integrator, faces;
-    std::vector<float> gravity;
+    std::vector<float> gravity, density_limits;
 
     void add_to(CLI::App& app) {
         app.add_option("--alpha", alpha, "Monaghan artificial viscosity alpha")->group("Physics");
@@ -43,6 +43,10 @@ struct Overrides {
             ->group("Physics");
         app.add_option("--cfl", cfl, "dt = cfl * min(dt_cv, dt_f)")->group("Physics");
         app.add_option("--dt-max", dt_max, "Largest time step [s]")->group("Physics");
+        app.add_option("--density-limits", density_limits, "Remove fluid outside MIN,MAX [kg/m^3] (0,0: off)")
+            ->delimiter(',')
+            ->expected(2)
+            ->group("Physics");
         app.add_option("--faces", faces, "Domain faces x-,x+,y-,y+,z-,z+: open, wall or periodic")->group("Boundaries");
         app.add_option("--wall-stiffness", wall_stiffness, "Wall stiffness K in units of (c0/h)^2")
             ->group("Boundaries");
@@ -68,6 +72,10 @@ struct Overrides {
         if (verlet_euler_every) p.verlet_euler_every = *verlet_euler_every;
         if (cfl) p.cfl = *cfl;
         if (dt_max) p.dt_max_s = *dt_max;
+        if (density_limits.size() == 2) {
+            p.density_min = density_limits[0];
+            p.density_max = density_limits[1];
+        }
         if (faces) p.faces = sph::parse_faces(*faces);
         if (wall_stiffness) p.wall_stiffness = *wall_stiffness;
         if (wall_damping) p.wall_damping = *wall_damping;

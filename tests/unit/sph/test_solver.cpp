@@ -322,6 +322,38 @@ TEST_CASE("particles leaving through an open face are removed and counted") {
     CHECK(solver.download().id[0] == 1);
 }
 
+// DualSPHysics's RhopOut: a fluid particle whose density leaves the limits is removed after the
+// step (and counted), before its speed can stop the run; boundary particles are never removed.
+TEST_CASE("fluid outside the density limits is removed and counted; without limits it stays") {
+    for (bool limits : {true, false}) {
+        CAPTURE(limits);
+        SphParams p;
+        p.dx_m = 0.01f;
+        p.h_m = 0.015f;
+        p.gravity = {0.0f, 0.0f, 0.0f};
+        p.domain_min = {0.0f, 0.0f, 0.0f};
+        p.domain_max = {0.4f, 0.4f, 0.4f};
+        if (limits) {
+            p.density_min = 700.0f;
+            p.density_max = 1300.0f;
+        }
+        ParticleSet set;
+        const float m = p.rho0 * 1e-6f;
+        set.add({0.1f, 0.1f, 0.1f}, {0.0f, 0.0f, 0.0f}, 1000.0f, m, ParticleKind::fluid);
+        set.add({0.3f, 0.1f, 0.1f}, {0.0f, 0.0f, 0.0f}, 1400.0f, m, ParticleKind::fluid);   // too dense
+        set.add({0.1f, 0.3f, 0.1f}, {0.0f, 0.0f, 0.0f}, 650.0f, m, ParticleKind::fluid);    // too light
+        set.add({0.3f, 0.3f, 0.3f}, {0.0f, 0.0f, 0.0f}, 1400.0f, m, ParticleKind::boundary);
+        Solver solver(Backend::cpu(1), p, set);
+        solver.step();
+        CHECK(solver.removed() == (limits ? 2u : 0u));
+        CHECK(solver.size() == (limits ? 2u : 4u));
+    }
+    SphParams bad;
+    bad.density_min = 1100.0f;
+    bad.density_max = 1300.0f;
+    CHECK_THROWS_AS(validate(bad), UsageError);
+}
+
 TEST_CASE("CPU and CUDA agree after 100 steps of a dam break" * doctest::test_suite("gpu")) {
     Scene s = small_dam_break();
     Solver cpu(Backend::cpu(0), s.params, s.particles);
