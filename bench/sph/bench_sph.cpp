@@ -8,12 +8,16 @@
 // spacings (--dx); both with one layer of wall particles and a hollow column, as DualSPHysics
 // builds the case, so that the particle counts equal DualSPHysics's at its dp.
 // Per size: warm-up steps, then timed steps without profiling (wall time with a device sync
-// per step) and the same number with per-phase device timing.
+// per step), the same number with per-phase device timing, and the same number again with a
+// frame written every --output-every steps through sph::FrameOutput (as sph-step writes them:
+// captured on the device, copied and compressed while the solver steps on) into a stream file
+// in the temporary directory: its cost is the step time over that of the first run.
 //
 //   bench_sph --device cuda --sizes 1e6,4e6,16e6 --steps 50 --json sph.jsonl
 //   bench_sph --device cuda --configs dualsphysics --dx 0.0045,0.0028,0.00205   (the default dp)
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -22,6 +26,8 @@
 #include "core/log.hpp"
 #include "core/timer.hpp"
 #include "partikel_config.hpp"
+#include "formats/reader.hpp"
+#include "sph/frame_output.hpp"
 #include "sph/scenes.hpp"
 #include "sph/solver.hpp"
 
@@ -48,6 +54,7 @@ sph::Scene scene_for(double size, bool dualsphysics) {
         p.diffusion = sph::DensityDiffusion::none;
         p.shepard_every = 30;
         p.cfl = 0.3f;
+        p.density_min = p.density_max = 0.0f;  // seed 000 has no density limits
     }
     return s;
 }
@@ -60,7 +67,7 @@ int main(int argc, char** argv) {
     std::vector<double> sizes = {1e6, 4e6, 16e6};
     std::vector<std::string> configs = {"default", "dualsphysics"};
     std::string json_path;
-    int steps = 50, warmup = 20, subdivision = -1;
+    int steps = 50, warmup = 20, subdivision = -1, output_every = 10;
     // DualSPHysics 5.4's runs of this case on an H100 (issue 6): 1.04M, 4.04M, 10.1M particles.
     std::vector<double> spacings = {0.0045, 0.0028, 0.00205};
     tool.app().add_option("--sizes", sizes, "Approximate particle counts (default config)")->delimiter(',');
@@ -72,6 +79,7 @@ int main(int argc, char** argv) {
     tool.app().add_option("--warmup", warmup, "Untimed steps first");
     tool.app().add_option("--json", json_path, "Append JSON lines here");
     tool.app().add_option("--subdivision", subdivision, "Grid cells of edge 2h / 2^k (-1: the solver's default)");
+    tool.app().add_option("--output-every", output_every, "Output run: a frame every N steps (0: no output run)");
     return tool.run(argc, argv, [&](tools::Tool& t) {
         Backend b = t.open_backend();
         std::ofstream json;
@@ -95,12 +103,36 @@ int main(int argc, char** argv) {
                             config.c_str(), n, scene.params.dx_m, 1e3 * step_s, n / step_s / 1e6,
                             double(solver.device_bytes()) / double(n));
                 std::printf("%s", profiled.profile().report().c_str());
+                double output_step_s = 0.0, frame_bytes = 0.0;
+                if (output_every > 0) {
+                    const auto path = std::filesystem::temp_directory_path() / "bench_sph_frames.pks";
+                    auto writer = fmt::open_writer(path.string());
+                    sph::FrameOutput output(profiled, *writer);
+                    b.synchronize();
+                    Stopwatch output_clock;
+                    for (int i = 0; i < steps; ++i) {
+                        profiled.step();
+                        if ((i + 1) % output_every == 0) output.write(profiled);
+                    }
+                    b.synchronize();
+                    output_step_s = output_clock.seconds() / steps;
+                    output.finish();
+                    writer->finish();
+                    frame_bytes = double(std::filesystem::file_size(path)) / double(steps / output_every);
+                    std::filesystem::remove(path);
+                    std::printf("output, a frame every %d steps: %.3f ms/step (%+.1f%% over none), %.1f MB per frame "
+                                "(%.1f B/particle), %.1f MB staging on the device\n",
+                                output_every, 1e3 * output_step_s, 100.0 * (output_step_s / step_s - 1.0),
+                                frame_bytes / 1e6, frame_bytes / double(n), double(output.device_bytes()) / 1e6);
+                }
                 if (json)
                     json << "{\"bench\":\"sph\",\"config\":\"" << config << "\",\"subdivision\":" << subdivision
                          << ",\"particles\":" << n << ",\"dx_m\":" << scene.params.dx_m
                          << ",\"step_seconds\":" << step_s << ",\"particle_steps_per_s\":" << n / step_s
                          << ",\"bytes_per_particle\":" << double(solver.device_bytes()) / double(n)
                          << ",\"phases\":" << profiled.profile().report_json()
+                         << ",\"output_every\":" << output_every << ",\"output_step_seconds\":" << output_step_s
+                         << ",\"frame_bytes\":" << frame_bytes
                          << ",\"device\":" << json_quote(b.describe()) << ",\"commit\":\"" << PARTIKEL_GIT_COMMIT
                          << "\"}\n";
             }

@@ -4,7 +4,6 @@
 #include <cstdio>
 #include <exception>
 #include <fstream>
-#include <future>
 #include <optional>
 #include <vector>
 
@@ -13,6 +12,7 @@
 #include "formats/reader.hpp"
 #include "partikel_config.hpp"
 #include "sph/frame_io.hpp"
+#include "sph/frame_output.hpp"
 #include "sph/solver.hpp"
 
 namespace partikel::tools {
@@ -171,52 +171,15 @@ int sph_step(std::span<const std::string> args) {
         auto writer = fmt::open_writer(t.options().output, wo);
         DiagnosticsTable diag(diag_path);
 
-        // Output overlaps the next steps. At an output step the snapshot copies the frame's
-        // arrays on the device into staging buffers (fast) and queues their copy to pinned host
-        // memory on a second stream; a writer thread waits for that copy, builds the frame and
-        // compresses and writes it while the solver steps on. At most one frame is staged (in
-        // the snapshot) and one is being compressed: the next capture waits until the writer
-        // has taken the previous one out of the snapshot (`released`), and frames are written in
-        // order (each writer task first waits for the one before). Diagnostics are computed at
-        // the capture, so they refer to the frame's step. What the writer thread reads is fixed
-        // before it starts, and declared before the futures, whose destructors wait for it.
-        const sph::SphParams& params = solver.params();
-        const std::string command_line = t.command_line(), device = backend.describe();
-        sph::FrameSnapshot snapshot(solver);
-        std::future<void> released;  // the last capture has been taken out of the snapshot
-        std::future<void> writing;   // the last frame has been written
-        auto wait_pending = [&] {
-            if (released.valid()) released.get();
-            if (writing.valid()) writing.get();
-        };
-        std::int64_t last_written = -1;
+        // Output overlaps the next steps (sph::FrameOutput); diagnostics are computed at the
+        // capture, so they refer to the frame's step.
+        sph::FrameOutput output(solver, *writer,
+                                {{"program", std::string("sph-step")},
+                                 {"version", std::string(PARTIKEL_VERSION)},
+                                 {"command_line", t.command_line()},
+                                 {"device", backend.describe()}});
         auto write_frame = [&] {
-            if (released.valid()) released.get();  // rethrows a writer's failure
-            snapshot.capture(solver);
-            std::promise<void> release;
-            released = release.get_future();
-            writing = std::async(std::launch::async, [&snapshot, &writer, &params, &command_line, &device,
-                                                      previous = std::move(writing),
-                                                      release = std::move(release)]() mutable {
-                bool taken = false;
-                try {
-                    if (previous.valid()) previous.get();
-                    const sph::SolverFrame state = snapshot.wait();
-                    release.set_value();
-                    taken = true;
-                    fmt::Frame frame = sph::make_frame(state, params);
-                    frame.attributes["program"] = std::string("sph-step");
-                    frame.attributes["version"] = std::string(PARTIKEL_VERSION);
-                    frame.attributes["command_line"] = command_line;
-                    frame.attributes["device"] = device;
-                    frame.attributes["sph.removed"] = static_cast<std::int64_t>(state.removed);
-                    writer->write(frame);
-                } catch (...) {
-                    if (!taken) release.set_exception(std::current_exception());
-                    throw;
-                }
-            });
-            last_written = solver.step_count();
+            output.write(solver);
             if (diag.enabled()) diag.write(solver.diagnostics());
         };
         const std::int64_t target_steps = steps ? start.step + *steps : 0;
@@ -246,13 +209,13 @@ int sph_step(std::span<const std::string> args) {
             }
         } catch (const NumericalError& e) {
             // Keep what was written: the frames up to the last good output stay readable.
-            wait_pending();
+            output.finish();
             writer->finish();
-            throw NumericalError(std::string(e.what()) + "; frames up to step " + std::to_string(last_written) +
-                                 " are kept in " + writer->name());
+            throw NumericalError(std::string(e.what()) + "; frames up to step " +
+                                 std::to_string(output.last_step()) + " are kept in " + writer->name());
         }
-        if (last_written != solver.step_count()) write_frame();  // the final state, for restarts
-        wait_pending();
+        if (output.last_step() != solver.step_count()) write_frame();  // the final state, for restarts
+        output.finish();
         writer->finish();
         progress.finish();
         if (t.options().profile) {
@@ -264,8 +227,8 @@ int sph_step(std::span<const std::string> args) {
                              "%.4g particle-steps/s over %lld steps, %.1f device bytes/particle "
                              "(%.1f of them output staging)\n",
                              double(solver.size()) * steps_done / seconds, static_cast<long long>(steps_done),
-                             double(solver.device_bytes() + snapshot.device_bytes()) / double(solver.size()),
-                             double(snapshot.device_bytes()) / double(solver.size()));
+                             double(solver.device_bytes() + output.device_bytes()) / double(solver.size()),
+                             double(output.device_bytes()) / double(solver.size()));
         }
         return 0;
     });
