@@ -29,7 +29,7 @@ struct SolverOptions {
     // restart from a frame continues bit-identically. Always on for the CPU backend.
     bool deterministic = false;
     bool profile = false;  // time each phase (adds a device synchronisation per phase)
-    // Grid cells of edge 2h / 2^k (frnn "tight" search); -1: on the GPU the finest cells of
+    // Grid cells of edge 2h / 2^k (frnn "ball" search); -1: on the GPU the finest cells of
     // edge >= 0.8 dx (k = 1 for h = 1.5 dx, 2 for h = sqrt(3) dx), on the CPU 1 — the fastest
     // measured (docs/PERFORMANCE.md).
     int grid_subdivision = -1;
