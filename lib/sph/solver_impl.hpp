@@ -99,6 +99,45 @@ struct PackNeighborRecords {
     }
 };
 
+// The per-particle state brought into the grid's cell order in one pass (dst[k] =
+// src[order[k]] for position, velocity, density, mass, id and kind), with the neighbour
+// records written from the gathered values on the way (PackNeighborRecords' work): one read
+// of `order`, one launch, and no second pass over the gathered arrays.
+struct GatherState {
+    const std::uint32_t* order;
+    const Vec3f* pos;
+    const Vec3f* vel;
+    const float* rho;
+    const float* mass;
+    const std::uint64_t* id;
+    const std::uint8_t* kind;
+    Vec3f* pos_out;
+    Vec3f* vel_out;
+    float* rho_out;
+    float* mass_out;
+    std::uint64_t* id_out;
+    std::uint8_t* kind_out;
+    TaitEos eos;
+    Vec4f* pos_mass;
+    Vec4f* vel_rho;
+    float* p_over_rho2;
+    PK_DEVICE_INLINE void operator()(std::size_t k) const {
+        const std::uint32_t src = order[k];
+        const Vec3f r = pos[src], v = vel[src];
+        const float d = rho[src], m = mass[src];
+        const std::uint8_t kd = kind[src];
+        pos_out[k] = r;
+        vel_out[k] = v;
+        rho_out[k] = d;
+        mass_out[k] = m;
+        id_out[k] = id[src];
+        kind_out[k] = kd;
+        pos_mass[k] = {r.x, r.y, r.z, kd == kFluid ? m : -m};
+        vel_rho[k] = {v.x, v.y, v.z, d};
+        p_over_rho2[k] = eos.pressure(d) / (d * d);
+    }
+};
+
 // Shepard filter (seed 000 eq. 3.31) on fluid particles:
 // rho_a <- sum_b m_b W_ab / sum_b (m_b / rho_b) W_ab.
 // It is also the density of the summation scheme: the summation sum_b m_b W_ab (eq. 3.32)
@@ -541,8 +580,11 @@ template <class Exec, class T> void compact_one(const Exec& exec, DeviceBuffer<T
     std::swap(array, spare);
 }
 
-// Refresh the neighbour records from the state arrays (before each neighbour pass).
+// Refresh the neighbour records from the state arrays before a neighbour pass, unless they
+// are current (written by the last grid build's gather, nothing changed since).
 template <class Exec> void pack_neighbor_records(const Exec& exec, SolverState& s) {
+    if (s.records_current) return;
+    s.records_current = true;
     auto scope = s.profile.phase("pack");
     const SphParams& p = s.params;
     exec.for_each(s.n,
@@ -561,6 +603,7 @@ template <class Exec> void shepard(const Exec& exec, SolverState& s) {
                             smoothing_kernel(s.params)},
         "sph.shepard");
     std::swap(s.rho, s.spare_float);
+    s.records_current = false;
 }
 
 template <class Exec> void rates(const Exec& exec, SolverState& s, double t) {
@@ -680,13 +723,16 @@ template <class Exec> void check_and_remove(const Exec& exec, SolverState& s) {
     }
     s.n -= leaving;
     s.removed += leaving;
+    s.records_current = false;
 }
 
 }  // namespace detail
 
-// Build the grid on the current positions and gather every per-particle array into cell order.
-// `with_step_start`: also gather the *_t arrays (needed between predictor and corrector and by
-// Verlet's previous state).
+// Build the grid on the current positions and gather every per-particle array into cell order,
+// writing the neighbour records on the way (kern::GatherState). `with_step_start`: also gather
+// the *_t arrays (needed between predictor and corrector and by Verlet's previous state).
+// The main arrays' gather writes into spares and buffers that are dead at a grid build: the
+// rates acc and drho, which the next rates pass overwrites whole before anything reads them.
 template <class Exec> void sort_by_cell_impl(const Exec& exec, SolverState& s, bool with_step_start) {
     {
         auto scope = s.profile.phase("grid build");
@@ -694,12 +740,21 @@ template <class Exec> void sort_by_cell_impl(const Exec& exec, SolverState& s, b
     }
     auto scope = s.profile.phase("gather");
     const std::uint32_t* order = s.grid.sorted_to_original();
-    detail::gather_one(exec, s.pos, s.spare_vec3, order, s.n);
-    detail::gather_one(exec, s.vel, s.spare_vec3, order, s.n);
-    detail::gather_one(exec, s.rho, s.spare_float, order, s.n);
-    detail::gather_one(exec, s.mass, s.spare_float, order, s.n);
-    detail::gather_one(exec, s.id, s.spare_u64, order, s.n);
-    detail::gather_one(exec, s.kind, s.spare_u8, order, s.n);
+    const SphParams& p = s.params;
+    exec.for_each(s.n,
+                  kern::GatherState{order, s.pos.data(), s.vel.data(), s.rho.data(), s.mass.data(), s.id.data(),
+                                    s.kind.data(), s.spare_vec3.data(), s.acc.data(), s.spare_float.data(),
+                                    s.drho.data(), s.spare_u64.data(), s.spare_u8.data(),
+                                    TaitEos::from_sound_speed(p.rho0, p.c0, p.gamma), s.pos_mass.data(),
+                                    s.vel_rho.data(), s.p_over_rho2.data()},
+                  "sph.gather");
+    std::swap(s.pos, s.spare_vec3);
+    std::swap(s.vel, s.acc);
+    std::swap(s.rho, s.spare_float);
+    std::swap(s.mass, s.drho);
+    std::swap(s.id, s.spare_u64);
+    std::swap(s.kind, s.spare_u8);
+    s.records_current = true;
     if (with_step_start) {
         if (s.params.integrator != Integrator::verlet) detail::gather_one(exec, s.pos_t, s.spare_vec3, order, s.n);
         detail::gather_one(exec, s.vel_t, s.spare_vec3, order, s.n);
@@ -730,6 +785,7 @@ template <class Exec> void advance_impl(const Exec& exec, SolverState& s) {
                                        s.acc.data(), s.xsph.data(), s.drho.data(), s.kind.data(), float(dt), rho0,
                                        euler, detail::boundary_stage(p, t, t + dt), wrap},
                       "sph.verlet");
+        s.records_current = false;
     } else {
         {
             auto scope = s.profile.phase("integrate");
@@ -738,6 +794,7 @@ template <class Exec> void advance_impl(const Exec& exec, SolverState& s) {
                                         s.rho_t.data(), s.acc.data(), s.xsph.data(), s.drho.data(), s.kind.data(),
                                         float(0.5 * dt), rho0, detail::boundary_stage(p, t, t + 0.5 * dt), wrap},
                           "sph.predict");
+            s.records_current = false;
         }
         sort_by_cell_impl(exec, s, true);
         if (summation) detail::shepard(exec, s);
@@ -751,6 +808,7 @@ template <class Exec> void advance_impl(const Exec& exec, SolverState& s) {
                                     s.rho_t.data(), s.acc.data(), s.xsph.data(), s.drho.data(), s.kind.data(),
                                     float(dt), rho0, scheme, detail::boundary_stage(p, t, t + dt), wrap},
                       "sph.correct");
+        s.records_current = false;
     }
     detail::check_and_remove(exec, s);
     s.time = t + dt;

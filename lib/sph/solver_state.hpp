@@ -32,11 +32,14 @@ struct SolverState {
     DeviceBuffer<float> rho, rho_t, drho, mass, dt_candidate;
     DeviceBuffer<std::uint64_t> id;
     DeviceBuffer<std::uint8_t> kind;
-    // Neighbour records, refreshed before each neighbour pass (kern::PackNeighborRecords):
-    // position with the mass in w (negated for boundary particles), velocity with the density in
-    // w, and the pressure term P/rho^2.
+    // Neighbour records: position with the mass in w (negated for boundary particles), velocity
+    // with the density in w, and the pressure term P/rho^2. Written by every grid build's gather
+    // (kern::GatherState) and, when stale, before a neighbour pass (kern::PackNeighborRecords).
     DeviceBuffer<Vec4f> pos_mass, vel_rho;
     DeviceBuffer<float> p_over_rho2;
+    // The records match pos, vel, rho, mass and kind. Everything that writes those (integrators,
+    // Shepard, compaction) clears it; the gather sets it.
+    bool records_current = false;
     // One spare per element type: a gather writes into the spare, then swaps it in.
     DeviceBuffer<Vec3f> spare_vec3;
     DeviceBuffer<float> spare_float;
