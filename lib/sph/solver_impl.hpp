@@ -79,30 +79,33 @@ PK_DEVICE_INLINE bool sign_bit(float x) {
 // come with one 16-byte load (the kind as the sign of the mass: negative for boundary
 // particles), its velocity and density with a second, and the equation of state is evaluated
 // once per particle (P/rho^2) instead of once per pair.
+struct NeighborRecords {
+    TaitEos eos;
+    Vec4f* pos_mass;
+    Vec4f* vel_rho;
+    float* p_over_rho2;
+    PK_DEVICE_INLINE void write(std::size_t a, Vec3f r, Vec3f v, float rho, float mass, std::uint8_t kind) const {
+        pos_mass[a] = {r.x, r.y, r.z, kind == kFluid ? mass : -mass};
+        vel_rho[a] = {v.x, v.y, v.z, rho};
+        p_over_rho2[a] = eos.pressure(rho) / (rho * rho);
+    }
+};
+
+// The records from the state arrays as they stand (after a Shepard pass changed densities).
 struct PackNeighborRecords {
     const Vec3f* pos;
     const Vec3f* vel;
     const float* rho;
     const float* mass;
     const std::uint8_t* kind;
-    TaitEos eos;
-    Vec4f* pos_mass;
-    Vec4f* vel_rho;
-    float* p_over_rho2;
-    PK_DEVICE_INLINE void operator()(std::size_t a) const {
-        const Vec3f r = pos[a], v = vel[a];
-        const float d = rho[a];
-        const float m = kind[a] == kFluid ? mass[a] : -mass[a];
-        pos_mass[a] = {r.x, r.y, r.z, m};
-        vel_rho[a] = {v.x, v.y, v.z, d};
-        p_over_rho2[a] = eos.pressure(d) / (d * d);
-    }
+    NeighborRecords records;
+    PK_DEVICE_INLINE void operator()(std::size_t a) const { records.write(a, pos[a], vel[a], rho[a], mass[a], kind[a]); }
 };
 
 // The per-particle state brought into the grid's cell order in one pass (dst[k] =
 // src[order[k]] for position, velocity, density, mass, id and kind), with the neighbour
-// records written from the gathered values on the way (PackNeighborRecords' work): one read
-// of `order`, one launch, and no second pass over the gathered arrays.
+// records written from the gathered values on the way: one read of `order`, one launch, and
+// no second pass over the gathered arrays.
 struct GatherState {
     const std::uint32_t* order;
     const Vec3f* pos;
@@ -117,10 +120,7 @@ struct GatherState {
     float* mass_out;
     std::uint64_t* id_out;
     std::uint8_t* kind_out;
-    TaitEos eos;
-    Vec4f* pos_mass;
-    Vec4f* vel_rho;
-    float* p_over_rho2;
+    NeighborRecords records;
     PK_DEVICE_INLINE void operator()(std::size_t k) const {
         const std::uint32_t src = order[k];
         const Vec3f r = pos[src], v = vel[src];
@@ -132,9 +132,7 @@ struct GatherState {
         mass_out[k] = m;
         id_out[k] = id[src];
         kind_out[k] = kd;
-        pos_mass[k] = {r.x, r.y, r.z, kd == kFluid ? m : -m};
-        vel_rho[k] = {v.x, v.y, v.z, d};
-        p_over_rho2[k] = eos.pressure(d) / (d * d);
+        records.write(k, r, v, d, m, kd);
     }
 };
 
@@ -580,17 +578,20 @@ template <class Exec, class T> void compact_one(const Exec& exec, DeviceBuffer<T
     std::swap(array, spare);
 }
 
+inline kern::NeighborRecords neighbor_records(SolverState& s) {
+    const SphParams& p = s.params;
+    return {TaitEos::from_sound_speed(p.rho0, p.c0, p.gamma), s.pos_mass.data(), s.vel_rho.data(), s.p_over_rho2.data()};
+}
+
 // Refresh the neighbour records from the state arrays before a neighbour pass, unless they
 // are current (written by the last grid build's gather, nothing changed since).
 template <class Exec> void pack_neighbor_records(const Exec& exec, SolverState& s) {
     if (s.records_current) return;
     s.records_current = true;
     auto scope = s.profile.phase("pack");
-    const SphParams& p = s.params;
     exec.for_each(s.n,
                   kern::PackNeighborRecords{s.pos.data(), s.vel.data(), s.rho.data(), s.mass.data(), s.kind.data(),
-                                            TaitEos::from_sound_speed(p.rho0, p.c0, p.gamma), s.pos_mass.data(),
-                                            s.vel_rho.data(), s.p_over_rho2.data()},
+                                            neighbor_records(s)},
                   "sph.pack");
 }
 
@@ -740,13 +741,10 @@ template <class Exec> void sort_by_cell_impl(const Exec& exec, SolverState& s, b
     }
     auto scope = s.profile.phase("gather");
     const std::uint32_t* order = s.grid.sorted_to_original();
-    const SphParams& p = s.params;
     exec.for_each(s.n,
                   kern::GatherState{order, s.pos.data(), s.vel.data(), s.rho.data(), s.mass.data(), s.id.data(),
                                     s.kind.data(), s.spare_vec3.data(), s.acc.data(), s.spare_float.data(),
-                                    s.drho.data(), s.spare_u64.data(), s.spare_u8.data(),
-                                    TaitEos::from_sound_speed(p.rho0, p.c0, p.gamma), s.pos_mass.data(),
-                                    s.vel_rho.data(), s.p_over_rho2.data()},
+                                    s.drho.data(), s.spare_u64.data(), s.spare_u8.data(), detail::neighbor_records(s)},
                   "sph.gather");
     std::swap(s.pos, s.spare_vec3);
     std::swap(s.vel, s.acc);
