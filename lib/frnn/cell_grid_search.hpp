@@ -106,7 +106,7 @@ PK_DEVICE_INLINE void tight_bounds(const CellGridView& g, int axis, float x, flo
 
 // The `ball` shape along one axis (y or z) of a search from a position at u (cell units from
 // the origin, unclamped): distance (m) to the slab of cells with unwrapped coordinate c, made
-// short by `margin` cells (slab_margin) so that a row is never trimmed below the true distance.
+// short by `margin` cells so that a row is never trimmed below the true distance.
 // The edge cells of open axes also hold the particles beyond the grid (cell_coord clamps), so
 // they extend outwards without end.
 struct SlabDistance {

@@ -15,9 +15,10 @@ enum class KernelKind { wendland_c2, cubic_spline };
 
 inline constexpr float kPi = 3.14159265358979f;
 
-// The pair terms' square root and divisions (here and in solver_impl.hpp) use core/fast_math.hpp: the hardware
-// approximations on the GPU (within 2 ulp; the CPU keeps IEEE). CPU and GPU results differ by
-// rounding anyway (the gpu tests compare within tolerances); GPU runs stay repeatable.
+// The pair terms' square root and divisions (here and in solver_impl.hpp) use
+// core/fast_math.hpp: the hardware approximations on the GPU (within 2 ulp; the CPU keeps IEEE).
+// CPU and GPU results differ by rounding anyway (the gpu tests compare within tolerances); GPU
+// runs stay repeatable.
 
 // |r| from r^2.
 PK_DEVICE_INLINE float distance_of(float r2) { return approx_sqrt(r2); }
