@@ -37,6 +37,11 @@ check "verlet restart" 0 sph-step -i v1.pks -o v2.pks --steps 4 --device cpu
 check "verlet restart is bit-identical" 0 compare-results --subset --atol 0 --rtol 0 v2.pks v.pks
 check "until and every" 0 sph-step -i db.pks -o t.pks --until 0.002 --every 0.001 --profile
 expect_text "profile" err "particle-steps/s"
+check "density limits" 0 sph-step -i db.pks -o lim.pks --steps 1 --density-limits 700,1300 --device cpu
+check "density limits recorded" 0 particle-info lim.pks
+expect_text "density limits recorded" out "sph.density_max = 1300"
+check "density limits must enclose rho0" 2 sph-step -i db.pks -o x.pks --steps 1 --density-limits 1100,1300 --device cpu
+expect_error "density limits must enclose rho0" sph-step "density limits must enclose rho0"
 check "no stop condition" 2 sph-step -i db.pks -o x.pks
 expect_error "no stop condition" sph-step "exactly one of --until and --steps"
 check "bad option value" 2 sph-step -i db.pks -o x.pks --steps 1 --kernel gauss
