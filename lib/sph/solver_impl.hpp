@@ -470,6 +470,7 @@ struct FluidCoordinate {
     int axis;
     PK_DEVICE_INLINE float operator()(std::size_t a) const { return kind[a] == kFluid ? pos[a][axis] : -INFINITY; }
 };
+
 // One component of the force of the walls on the fluid at the state of the last rates pass:
 // the reaction of the boundary particles' momentum sums (Rates::boundary_momentum) and the
 // repulsive volumes' force on fluid particles.
