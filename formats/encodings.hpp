@@ -4,7 +4,7 @@
 #include <memory>
 #include <string>
 
-#include "core/io.hpp"
+#include "base/io.hpp"
 #include "formats/reader.hpp"
 
 namespace partikel::fmt {

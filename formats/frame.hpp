@@ -24,42 +24,21 @@
 #include <variant>
 #include <vector>
 
-#include "core/error.hpp"
+#include "base/error.hpp"
+#include "base/units.hpp"
 
 namespace partikel::fmt {
 
-enum class ScalarType : std::uint8_t { u8 = 1, i32 = 2, u32 = 3, i64 = 4, u64 = 5, f32 = 6, f64 = 7 };
-
-std::size_t scalar_size(ScalarType type);
-std::string_view scalar_name(ScalarType type);           // "u8", "f32", ...
-std::optional<ScalarType> parse_scalar_type(std::string_view name);
-bool is_float(ScalarType type);
-
-template <class T> constexpr ScalarType scalar_type_of() {
-    if constexpr (std::is_same_v<T, std::uint8_t>) return ScalarType::u8;
-    else if constexpr (std::is_same_v<T, std::int32_t>) return ScalarType::i32;
-    else if constexpr (std::is_same_v<T, std::uint32_t>) return ScalarType::u32;
-    else if constexpr (std::is_same_v<T, std::int64_t>) return ScalarType::i64;
-    else if constexpr (std::is_same_v<T, std::uint64_t>) return ScalarType::u64;
-    else if constexpr (std::is_same_v<T, float>) return ScalarType::f32;
-    else if constexpr (std::is_same_v<T, double>) return ScalarType::f64;
-    else static_assert(sizeof(T) == 0, "not a Partikel scalar type");
-}
-
-// Powers of the SI base dimensions, in openPMD's order: length L, mass M, time T, current I,
-// temperature theta, amount N, luminous intensity J. Velocity is {1,0,-1,0,0,0,0}.
-using UnitDimension = std::array<double, 7>;
-
-// A column's unit: multiply stored values by `si_factor` to get SI values of `dimension`
-// (openPMD's unitSI and unitDimension). SI columns have si_factor 1.
-struct Unit {
-    UnitDimension dimension{};
-    double si_factor = 1.0;
-    friend bool operator==(const Unit&, const Unit&) = default;
-};
-
-// "m", "m/s", "kg/m^3", "Pa" (as kg/(m s^2)), "1" for dimensionless; scaled units as "1e-3 m".
-std::string unit_symbol(const Unit& unit);
+// The scalar types and units of columns (base/units.hpp), under their format names.
+using partikel::ScalarType;
+using partikel::Unit;
+using partikel::UnitDimension;
+using partikel::is_float;
+using partikel::parse_scalar_type;
+using partikel::scalar_name;
+using partikel::scalar_size;
+using partikel::scalar_type_of;
+using partikel::unit_symbol;
 
 // The well-known columns with their units (SPEC.md lists them); nullopt for other names.
 struct WellKnownColumn {

@@ -15,7 +15,7 @@
 #include <random>
 
 #include "common/tool.hpp"
-#include "core/io.hpp"
+#include "base/io.hpp"
 #include "formats/reader.hpp"
 #include "partikel_config.hpp"
 

@@ -24,6 +24,7 @@
 
 #include "common/tool.hpp"
 #include "core/buffer.hpp"
+#include "core/dispatch.hpp"
 #include "core/timer.hpp"
 #include "frnn/cell_grid.hpp"
 #include "frnn/neighbor_list.hpp"
@@ -265,7 +266,7 @@ int main(int argc, char** argv) {
                     report.row(c, n, "verlet-build", k, "tight", t_build, 0, double(verlet.list().total()) / double(n));
                     const double t_reuse = median_device_seconds(b, repeats, [&] {
                         (void)verlet.update(sorted_pos.data(), n);
-                        frnn::count_neighbors(b, verlet.view(), sorted_pos.data(), n, counts.data());
+                        with_exec(b, [&](const auto& e) { frnn::count_neighbors(e, verlet.view(), sorted_pos.data(), n, counts.data()); });
                     });
                     const auto st = frnn::search_stats(*grid, SearchShape::tight);
                     report.row(c, n, "verlet-reuse-count", k, "list", t_reuse,

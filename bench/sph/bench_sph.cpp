@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "common/tool.hpp"
-#include "core/log.hpp"
+#include "base/log.hpp"
 #include "core/timer.hpp"
 #include "partikel_config.hpp"
 #include "formats/reader.hpp"

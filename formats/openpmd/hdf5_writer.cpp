@@ -3,7 +3,7 @@
 #include <ctime>
 #include <set>
 
-#include "core/io.hpp"
+#include "base/io.hpp"
 #include "formats/encodings.hpp"
 #include "formats/openpmd/h5_util.hpp"
 #include "formats/openpmd/openpmd.hpp"

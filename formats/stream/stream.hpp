@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "core/io.hpp"
+#include "base/io.hpp"
 #include "formats/reader.hpp"
 
 namespace partikel::fmt {

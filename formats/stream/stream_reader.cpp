@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <exception>
 
-#include "core/memory.hpp"
+#include "base/system.hpp"
 #include "formats/stream/bytes.hpp"
 #include "formats/stream/filters.hpp"
 #include "formats/stream/stream.hpp"

@@ -7,8 +7,8 @@
 #include "compare/image.hpp"
 #include "compare/particles.hpp"
 #include "compare/table.hpp"
-#include "core/error.hpp"
-#include "core/io.hpp"
+#include "base/error.hpp"
+#include "base/io.hpp"
 #include "formats/reader.hpp"
 
 namespace partikel::compare {

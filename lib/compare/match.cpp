@@ -5,7 +5,7 @@
 #include <parallel/algorithm>
 #include <utility>
 
-#include "core/error.hpp"
+#include "base/error.hpp"
 
 namespace partikel::compare {
 

@@ -6,7 +6,7 @@
 
 #include "compare/column.hpp"
 #include "compare/match.hpp"
-#include "core/error.hpp"
+#include "base/error.hpp"
 
 namespace partikel::compare {
 

@@ -1,6 +1,6 @@
 #include "compare/report.hpp"
 
-#include "core/log.hpp"
+#include "base/log.hpp"
 
 #include <algorithm>
 #include <cmath>

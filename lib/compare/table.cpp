@@ -10,8 +10,8 @@
 
 #include "compare/column.hpp"
 #include "compare/match.hpp"
-#include "core/error.hpp"
-#include "core/io.hpp"
+#include "base/error.hpp"
+#include "base/io.hpp"
 
 namespace partikel::compare {
 

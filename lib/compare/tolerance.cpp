@@ -3,7 +3,7 @@
 #include <charconv>
 #include <cmath>
 
-#include "core/error.hpp"
+#include "base/error.hpp"
 
 namespace partikel::compare {
 

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "core/launch.hpp"
+#include "base/hd.hpp"
 
 namespace partikel {
 
@@ -74,6 +74,16 @@ PK_DEVICE_INLINE std::uint32_t atomic_or(std::uint32_t* address, std::uint32_t b
     return atomicOr(address, bits);
 #else
     return std::atomic_ref<std::uint32_t>(*address).fetch_or(bits, std::memory_order_relaxed);
+#endif
+}
+
+// Adds to block-shared memory in a block-level kernel (core/exec.hpp): a shared-memory atomic
+// on the GPU; a plain add on the CPU, where one thread runs all the threads of a block.
+template <class T> PK_DEVICE_INLINE void block_atomic_add(T* address, T value) {
+#if defined(__CUDA_ARCH__)
+    atomicAdd(address, value);
+#else
+    *address += value;
 #endif
 }
 

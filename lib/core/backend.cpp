@@ -4,8 +4,8 @@
 
 #include <charconv>
 
-#include "core/error.hpp"
-#include "core/log.hpp"
+#include "base/error.hpp"
+#include "base/log.hpp"
 #include "partikel_config.hpp"
 #if PARTIKEL_HAVE_CUDA
 #include "core/cuda/runtime.hpp"

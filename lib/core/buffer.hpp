@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/error.hpp"
+#include "base/error.hpp"
 #include "core/memory.hpp"
 
 namespace partikel {

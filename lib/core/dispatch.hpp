@@ -1,18 +1,25 @@
-// Choosing the backend at run time. A kernel family's public function runs
-//     if (backend.is_cuda()) { PK_CUDA_ONLY(return family_cuda(backend, args);) }
-//     return family_impl(CpuExec(backend), args);
-// where family_cuda lives in the family's .cu file. In CPU-only builds no CUDA Backend can
-// exist (Backend::cuda throws), so the CUDA branch reduces to an unreachable error.
+// Choosing the execution policy at run time, once, where host code holds a Backend:
+//
+//   with_exec(backend, [&](const auto& exec) { foo(exec, args...); });
+//
+// calls the lambda with CpuExec or CudaExec (core/exec.hpp). Templated code that already has an
+// Exec passes it on instead. In CPU-only builds no CUDA Backend can exist (Backend::cuda
+// throws), so only the CpuExec branch is compiled.
 #pragma once
 
+#include <utility>
+
+#include "core/exec.hpp"
+#include "core/exec_cpu.hpp"
 #include "partikel_config.hpp"
 
 namespace partikel {
-[[noreturn]] void throw_cuda_not_built();
+
+template <class F> decltype(auto) with_exec(const Backend& backend, F&& f) {
+#if PARTIKEL_HAVE_CUDA
+    if (backend.is_cuda()) return std::forward<F>(f)(CudaExec(backend));
+#endif
+    return std::forward<F>(f)(CpuExec(backend));
 }
 
-#if PARTIKEL_HAVE_CUDA
-#define PK_CUDA_ONLY(...) __VA_ARGS__
-#else
-#define PK_CUDA_ONLY(...) ::partikel::throw_cuda_not_built();
-#endif
+}  // namespace partikel

@@ -2,7 +2,7 @@
 
 #include <utility>
 
-#include "core/error.hpp"
+#include "base/error.hpp"
 #include "partikel_config.hpp"
 #if PARTIKEL_HAVE_CUDA
 #include "core/cuda/runtime.hpp"

@@ -1,6 +1,6 @@
 // CpuExec: the CPU execution policy. Runs kernel bodies with OpenMP and provides sort, scan
-// and reduce with the same member signatures as CudaExec (core/cuda/exec_cuda.cuh), so a
-// kernel family written against `Exec` compiles for both. See core/launch.hpp.
+// and reduce with the same member signatures as CudaExec, so a kernel family written against
+// `Exec` compiles for both. See core/exec.hpp.
 //
 // Reductions are deterministic for any thread count: fixed-size chunks are reduced in
 // parallel, then the chunk results in order.
@@ -13,19 +13,48 @@
 #include <cstring>
 #include <type_traits>
 
+#include <vector>
+
+#include "base/hd.hpp"
 #include "core/backend.hpp"
-#include "core/launch.hpp"
 #include "core/reduce_ops.hpp"
 #include "core/workspace.hpp"
 
 namespace partikel {
 
+// One block of a block-level kernel on the CPU: its threads' phases run one after the other on
+// the OpenMP thread that took the block (core/exec.hpp).
+template <int Threads> class CpuBlock {
+public:
+    static constexpr int kThreads = Threads;
+    CpuBlock(std::size_t index, std::byte* shared) : index_(index), shared_(shared) {}
+    std::size_t index() const { return index_; }
+    template <class F> void threads(F&& f) const {
+        for (int t = 0; t < Threads; ++t) f(t);
+    }
+    void sync() const {}
+    template <class T> T* shared(std::size_t offset_bytes = 0) const {
+        return reinterpret_cast<T*>(shared_ + offset_bytes);
+    }
+    template <class T> struct Local {
+        explicit Local(const CpuBlock&) {}
+        T& operator[](int t) { return values[t]; }
+        const T& operator[](int t) const { return values[t]; }
+        T values[Threads];
+    };
+
+private:
+    std::size_t index_;
+    std::byte* shared_;
+};
+
 class CpuExec {
 public:
-    explicit CpuExec(const Backend& backend) : threads_(backend.threads() > 0 ? backend.threads() : 1) {}
-    explicit CpuExec(int threads) : threads_(threads > 0 ? threads : 1) {}
+    explicit CpuExec(const Backend& backend)
+        : backend_(backend), threads_(backend.threads() > 0 ? backend.threads() : 1) {}
 
     static constexpr bool is_cuda = false;
+    const Backend& backend() const { return backend_; }
     int threads() const { return threads_; }
 
     // f(i) for i in [0, n). `label` names the kernel in profiles and error messages.
@@ -50,9 +79,36 @@ public:
         for (std::int64_t i = 0; i < count; ++i) f(static_cast<std::size_t>(i));
     }
 
+    // Blocks of Body::kThreads threads sharing `shared_bytes` of scratch (core/exec.hpp). Each
+    // OpenMP thread keeps one scratch buffer for the life of the thread, grown when a launch
+    // needs more (so a step loop allocates only on its first launch).
+    template <class Body>
+    void for_each_block(std::size_t blocks, std::size_t shared_bytes, const Body& body, const char* /*label*/ = "") const {
+        using Block = CpuBlock<Body::kThreads>;
+        const auto count = static_cast<std::int64_t>(blocks);
+        auto run = [&](std::int64_t b) {
+            thread_local std::vector<std::byte> scratch;
+            if (scratch.size() < shared_bytes) scratch.resize(shared_bytes);
+            Block block(static_cast<std::size_t>(b), scratch.data());
+            body(block);
+        };
+        if (count <= 1 || threads_ == 1) {
+            for (std::int64_t b = 0; b < count; ++b) run(b);
+            return;
+        }
+#pragma omp parallel for num_threads(threads_) schedule(dynamic, 1)
+        for (std::int64_t b = 0; b < count; ++b) run(b);
+    }
+
     void synchronize() const {}
     void fill_zero(void* dst, std::size_t bytes) const {
         if (bytes) std::memset(dst, 0, bytes);
+    }
+    void copy_to_host(void* dst, const void* src, std::size_t bytes) const {
+        if (bytes) std::memcpy(dst, src, bytes);
+    }
+    void copy_from_host(void* dst, const void* src, std::size_t bytes) const {
+        if (bytes) std::memcpy(dst, src, bytes);
     }
     template <class T> T read_value(const T* p) const { return *p; }
     template <class T> void write_value(T* p, const T& v) const { *p = v; }
@@ -125,7 +181,7 @@ public:
     }
 
     // ---- reduce value(i), i in [0, n), with op starting from init; result stored at *out.
-    template <class Acc, class Op = SumOp> std::size_t reduce_scratch_bytes(std::size_t n) const {
+    template <class Acc, class Op> std::size_t reduce_scratch_bytes(std::size_t n) const {
         return align_scratch(sizeof(Acc) * ((n + kReduceChunk - 1) / kReduceChunk + 1));
     }
     template <class Acc, class F, class Op>
@@ -195,6 +251,7 @@ private:
         }
     }
 
+    Backend backend_;
     int threads_;
 };
 

@@ -11,7 +11,7 @@
 
 #include <math.h>
 
-#include "core/launch.hpp"
+#include "base/hd.hpp"
 
 namespace partikel {
 

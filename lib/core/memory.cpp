@@ -8,7 +8,7 @@
 #include <omp.h>
 #include <unistd.h>
 
-#include "core/error.hpp"
+#include "base/error.hpp"
 #include "partikel_config.hpp"
 #if PARTIKEL_HAVE_CUDA
 #include "core/cuda/runtime.hpp"
@@ -101,13 +101,6 @@ void fill_bytes(const Backend& backend, void* dst, int value, std::size_t bytes)
 #endif
     (void)backend;
     std::memset(dst, value, bytes);
-}
-
-std::uint64_t host_memory_bytes() {
-    const long pages = sysconf(_SC_PHYS_PAGES);
-    const long page = sysconf(_SC_PAGE_SIZE);
-    if (pages <= 0 || page <= 0) return std::uint64_t(1) << 36;
-    return static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page);
 }
 
 }  // namespace partikel

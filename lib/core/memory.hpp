@@ -26,10 +26,6 @@ void copy_bytes(const Backend& backend, void* dst, const void* src, std::size_t 
                 CopyDirection direction, bool async = false);
 void fill_bytes(const Backend& backend, void* dst, int value, std::size_t bytes);
 
-// The machine's physical memory in bytes (2^36 when the system does not say). Readers refuse
-// to allocate more than this for what a damaged file declares.
-std::uint64_t host_memory_bytes();
-
 // Number of device_allocate calls so far in this process. Tests assert that a step loop
 // adds none ("no allocation inside the step loop").
 std::uint64_t device_allocation_count();

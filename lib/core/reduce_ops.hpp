@@ -3,7 +3,7 @@
 
 #include <limits>
 
-#include "core/launch.hpp"
+#include "base/hd.hpp"
 
 namespace partikel {
 

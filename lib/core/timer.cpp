@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "core/log.hpp"
+#include "base/log.hpp"
 #include "partikel_config.hpp"
 #if PARTIKEL_HAVE_CUDA
 #include "core/cuda/runtime.hpp"

@@ -7,8 +7,8 @@
 
 #include <cstdint>
 
-#include "core/launch.hpp"
-#include "core/vec.hpp"
+#include "base/hd.hpp"
+#include "base/vec.hpp"
 
 namespace partikel::frnn {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "core/vec.hpp"
+#include "base/vec.hpp"
 #include "frnn/box.hpp"
 
 namespace partikel::frnn {

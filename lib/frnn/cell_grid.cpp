@@ -5,11 +5,9 @@
 #include <numeric>
 #include <string>
 
+#include "base/error.hpp"
 #include "core/dispatch.hpp"
-#include "core/error.hpp"
-#include "core/exec_cpu.hpp"
-#include "core/timer.hpp"
-#include "frnn/cell_grid_impl.hpp"
+#include "core/morton.hpp"
 
 namespace partikel::frnn {
 
@@ -18,17 +16,6 @@ namespace {
 constexpr std::size_t kMaxCells = std::size_t{1} << 31;
 
 std::string axis_name(int a) { return std::string(1, "xyz"[a]); }
-
-// Spread the low 21 bits of v so that bit b lands at bit 3b (Morton interleave).
-std::uint64_t spread_bits(std::uint64_t v) {
-    v &= 0x1fffff;
-    v = (v | v << 32) & 0x1f00000000ffffULL;
-    v = (v | v << 16) & 0x1f0000ff0000ffULL;
-    v = (v | v << 8) & 0x100f00f00f00f00fULL;
-    v = (v | v << 4) & 0x10c30c30c30c30c3ULL;
-    v = (v | v << 2) & 0x1249249249249249ULL;
-    return v;
-}
 
 }  // namespace
 
@@ -155,7 +142,7 @@ std::vector<std::uint32_t> morton_ranks(const CellGridView& v, std::size_t cells
     const std::size_t nx = static_cast<std::size_t>(v.dims[0]), ny = static_cast<std::size_t>(v.dims[1]);
     for (std::size_t c = 0; c < cells; ++c) {
         std::uint64_t ix = c % nx, iy = (c / nx) % ny, iz = c / (nx * ny);
-        code[c] = spread_bits(ix) | spread_bits(iy) << 1 | spread_bits(iz) << 2;
+        code[c] = morton_code(std::uint32_t(ix), std::uint32_t(iy), std::uint32_t(iz));
     }
     std::vector<std::uint32_t> order(cells);
     std::iota(order.begin(), order.end(), 0u);
@@ -165,96 +152,51 @@ std::vector<std::uint32_t> morton_ranks(const CellGridView& v, std::size_t cells
     return rank;
 }
 
-void run_phase(CellGrid::Impl& g, const Vec3f* positions, std::size_t n, int phase) {
-    if (g.backend.is_cuda()) { PK_CUDA_ONLY(return cuda_side::cell_grid_build_phase(g, positions, n, phase);) }
-    cell_grid_build_phase(CpuExec(g.backend), g, positions, n, phase);
-}
-
 }  // namespace
 
 CellGrid::CellGrid(const Backend& backend, const GridSpec& spec, std::size_t max_particles)
-    : impl_(std::make_unique<Impl>(backend)) {
+    : backend_(backend), spec_(spec), max_particles_(max_particles) {
     validate(spec);
     if (max_particles >= (std::size_t{1} << 32) - 1)
         throw UsageError("frnn: at most 2^32 - 2 particles, got " + std::to_string(max_particles));
-    Impl& g = *impl_;
-    g.spec = spec;
-    g.max_particles = max_particles;
-    g.base = make_geometry(spec, g.cells);
+    base_ = make_geometry(spec, cells_);
     const std::size_t slots = std::max<std::size_t>(max_particles, 1);
-    g.cell_start = DeviceBuffer<std::uint32_t>(backend, g.cells + 1);
-    g.cell_start.fill_zero();
-    g.particle_cell = DeviceBuffer<std::uint32_t>(backend, slots);
-    g.particle_rank = DeviceBuffer<std::uint32_t>(backend, slots);
-    g.sorted_cells = DeviceBuffer<std::uint32_t>(backend, slots);
-    g.sorted_to_original = DeviceBuffer<std::uint32_t>(backend, slots);
-    g.sorted_positions = DeviceBuffer<Vec3f>(backend, slots);
+    cell_start_ = DeviceBuffer<std::uint32_t>(backend, cells_ + 1);
+    cell_start_.fill_zero();
+    particle_cell_ = DeviceBuffer<std::uint32_t>(backend, slots);
+    particle_rank_ = DeviceBuffer<std::uint32_t>(backend, slots);
+    sorted_cells_ = DeviceBuffer<std::uint32_t>(backend, slots);
+    sorted_to_original_ = DeviceBuffer<std::uint32_t>(backend, slots);
+    sorted_positions_ = DeviceBuffer<Vec3f>(backend, slots);
     if (spec.morton) {
-        g.morton_rank = DeviceBuffer<std::uint32_t>(backend, g.cells);
-        g.morton_rank.copy_from_host(morton_ranks(g.base, g.cells));
+        morton_rank_ = DeviceBuffer<std::uint32_t>(backend, cells_);
+        morton_rank_.copy_from_host(morton_ranks(base_, cells_));
     }
     const auto rows = sphere_row_table(spec.subdivision);
-    g.sphere_rows = DeviceBuffer<std::int8_t>(backend, rows.size());
-    g.sphere_rows.copy_from_host(rows);
-    std::size_t scratch = 0;
-    if (backend.is_cuda()) {
-        PK_CUDA_ONLY(scratch = cuda_side::cell_grid_scratch_bytes(backend, g.cells, slots);)
-    } else {
-        scratch = cell_grid_scratch_bytes(CpuExec(backend), g.cells, slots);
-    }
-    g.workspace.reserve(backend, std::max<std::size_t>(scratch, 256));
+    sphere_rows_ = DeviceBuffer<std::int8_t>(backend, rows.size());
+    sphere_rows_.copy_from_host(rows);
+    const std::size_t scratch = with_exec(backend, [&](const auto& e) { return scratch_bytes(e, cells_, slots); });
+    workspace_.reserve(backend, std::max<std::size_t>(scratch, 256));
 }
 
-CellGrid::~CellGrid() = default;
-CellGrid::CellGrid(CellGrid&&) noexcept = default;
-CellGrid& CellGrid::operator=(CellGrid&&) noexcept = default;
-
 void CellGrid::build(const Vec3f* positions, std::size_t n) {
-    Impl& g = *impl_;
-    if (n > g.max_particles)
-        throw UsageError("frnn: build of " + std::to_string(n) + " particles exceeds the grid's capacity of " +
-                         std::to_string(g.max_particles));
-    g.n = n;
-    if (!g.timing) {
-        for (int phase = 0; phase < 3; ++phase) run_phase(g, positions, n, phase);
-        return;
-    }
-    DeviceTimer timer(g.backend);
-    double* slots[3] = {&g.times.count_s, &g.times.scan_s, &g.times.permute_s};
-    for (int phase = 0; phase < 3; ++phase) {
-        timer.start();
-        run_phase(g, positions, n, phase);
-        timer.stop();
-        *slots[phase] = timer.seconds();
-    }
+    with_exec(backend_, [&](const auto& e) { build(e, positions, n); });
 }
 
 CellGridView CellGrid::view() const {
-    const Impl& g = *impl_;
-    CellGridView v = g.base;
-    v.morton_rank = g.morton_rank.empty() ? nullptr : g.morton_rank.data();
-    v.sphere_rows = g.sphere_rows.data();
-    v.cell_start = g.cell_start.data();
-    v.positions = g.sorted_positions.data();
-    v.count = static_cast<std::uint32_t>(g.n);
+    CellGridView v = base_;
+    v.morton_rank = morton_rank_.empty() ? nullptr : morton_rank_.data();
+    v.sphere_rows = sphere_rows_.data();
+    v.cell_start = cell_start_.data();
+    v.positions = sorted_positions_.data();
+    v.count = static_cast<std::uint32_t>(n_);
     return v;
 }
 
-const std::uint32_t* CellGrid::sorted_to_original() const { return impl_->sorted_to_original.data(); }
-const std::uint32_t* CellGrid::sorted_cells() const { return impl_->sorted_cells.data(); }
-std::size_t CellGrid::size() const { return impl_->n; }
-const GridSpec& CellGrid::spec() const { return impl_->spec; }
-std::size_t CellGrid::cell_count() const { return impl_->cells; }
-std::array<int, 3> CellGrid::dims() const { return {impl_->base.dims[0], impl_->base.dims[1], impl_->base.dims[2]}; }
-std::size_t CellGrid::max_particles() const { return impl_->max_particles; }
-const Backend& CellGrid::backend() const { return impl_->backend; }
 std::size_t CellGrid::memory_bytes() const {
-    const Impl& g = *impl_;
-    return g.cell_start.bytes() + g.particle_cell.bytes() + g.particle_rank.bytes() + g.sorted_cells.bytes() +
-           g.sorted_to_original.bytes() + g.sorted_positions.bytes() + g.morton_rank.bytes() + g.sphere_rows.bytes() +
-           g.workspace.size();
+    return cell_start_.bytes() + particle_cell_.bytes() + particle_rank_.bytes() + sorted_cells_.bytes() +
+           sorted_to_original_.bytes() + sorted_positions_.bytes() + morton_rank_.bytes() + sphere_rows_.bytes() +
+           workspace_.size();
 }
-void CellGrid::enable_timing(bool on) { impl_->timing = on; }
-const CellGrid::BuildTimes& CellGrid::last_build_times() const { return impl_->times; }
 
 }  // namespace partikel::frnn

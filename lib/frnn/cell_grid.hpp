@@ -55,8 +55,8 @@
 
 #include "core/backend.hpp"
 #include "core/buffer.hpp"
-#include "core/launch.hpp"
-#include "core/vec.hpp"
+#include "base/hd.hpp"
+#include "base/vec.hpp"
 #include "core/workspace.hpp"
 #include "frnn/box.hpp"
 
@@ -153,25 +153,25 @@ std::vector<std::int8_t> sphere_row_table(int k);
 class CellGrid {
 public:
     CellGrid(const Backend& backend, const GridSpec& spec, std::size_t max_particles);  // allocates all it ever needs
-    ~CellGrid();
-    CellGrid(CellGrid&&) noexcept;
-    CellGrid& operator=(CellGrid&&) noexcept;
 
     // positions: backend memory, n <= max_particles, original order. Counting sort by cell (no
     // allocation). After it, view().positions are in cell order and sorted_to_original()[k] is
-    // the original index of the k-th particle in cell order.
+    // the original index of the k-th particle in cell order. The first form runs on the grid's
+    // backend; the second from templated code with the Exec it has (core/exec.hpp).
     void build(const Vec3f* positions, std::size_t n);
+    template <class Exec> void build(const Exec& exec, const Vec3f* positions, std::size_t n);
+
     CellGridView view() const;
-    const std::uint32_t* sorted_to_original() const;  // backend memory, length size()
-    std::size_t size() const;
-    const GridSpec& spec() const;
+    const std::uint32_t* sorted_to_original() const { return sorted_to_original_.data(); }  // length size()
+    std::size_t size() const { return n_; }
+    const GridSpec& spec() const { return spec_; }
 
     // Cell id of each particle in sorted order (backend memory, length size()).
-    const std::uint32_t* sorted_cells() const;
-    std::size_t cell_count() const;                   // nx * ny * nz
-    std::array<int, 3> dims() const;
-    std::size_t max_particles() const;
-    const Backend& backend() const;
+    const std::uint32_t* sorted_cells() const { return sorted_cells_.data(); }
+    std::size_t cell_count() const { return cells_; }  // nx * ny * nz
+    std::array<int, 3> dims() const { return {base_.dims[0], base_.dims[1], base_.dims[2]}; }
+    std::size_t max_particles() const { return max_particles_; }
+    const Backend& backend() const { return backend_; }
     // Bytes of backend memory held.
     std::size_t memory_bytes() const;
 
@@ -182,13 +182,34 @@ public:
         double scan_s = 0;     // exclusive scan of the cell counts (or cell starts after a sort)
         double permute_s = 0;  // scatter positions and indices into cell order (or the radix sort)
     };
-    void enable_timing(bool on);
-    const BuildTimes& last_build_times() const;
+    void enable_timing(bool on) { timing_ = on; }
+    const BuildTimes& last_build_times() const { return times_; }
 
-    struct Impl;
+    // Scratch bytes of the build's scan and radix sort (cell_grid_impl.hpp).
+    template <class Exec> static std::size_t scratch_bytes(const Exec& exec, std::size_t cells, std::size_t n);
 
 private:
-    std::unique_ptr<Impl> impl_;
+    template <class Exec> void build_phase(const Exec& exec, const Vec3f* positions, std::size_t n, int phase);
+
+    Backend backend_;
+    GridSpec spec_;
+    std::size_t max_particles_ = 0;
+    std::size_t n_ = 0;
+    std::size_t cells_ = 0;
+    CellGridView base_{};  // geometry; pointers filled by view()
+
+    DeviceBuffer<std::uint32_t> cell_start_;          // cells + 1 (counts before the scan)
+    DeviceBuffer<std::uint32_t> particle_cell_;       // per original particle (radix: unsorted keys)
+    DeviceBuffer<std::uint32_t> particle_rank_;       // rank inside the cell (radix: 0..n-1)
+    DeviceBuffer<std::uint32_t> sorted_cells_;        // per sorted particle
+    DeviceBuffer<std::uint32_t> sorted_to_original_;  // per sorted particle
+    DeviceBuffer<Vec3f> sorted_positions_;
+    DeviceBuffer<std::uint32_t> morton_rank_;         // cells (Morton numbering only)
+    DeviceBuffer<std::int8_t> sphere_rows_;           // (2^(k+1)+1)^2
+    Workspace workspace_;
+
+    bool timing_ = false;
+    BuildTimes times_{};
 };
 
 }  // namespace partikel::frnn

@@ -1,42 +1,20 @@
 // The build of a CellGrid, written once against an Exec policy and instantiated by
-// cell_grid.cpp (CpuExec) and cell_grid.cu (CudaExec). Only PK_HD functors and Exec calls.
+// cell_grid_cpu.cpp (CpuExec) and cell_grid_cuda.cu (CudaExec). Only PK_HD functors and Exec
+// calls.
 #pragma once
 
 #include <cstdint>
-#include <optional>
+#include <string>
 
 #include "core/atomics.hpp"
 #include "core/buffer.hpp"
-#include "core/launch.hpp"
+#include "base/hd.hpp"
+#include "base/error.hpp"
+#include "core/timer.hpp"
 #include "core/workspace.hpp"
 #include "frnn/cell_grid.hpp"
 
 namespace partikel::frnn {
-
-// Everything a CellGrid owns: allocated in the constructor, never in build().
-struct CellGrid::Impl {
-    Backend backend;
-    GridSpec spec;
-    std::size_t max_particles = 0;
-    std::size_t n = 0;
-    std::size_t cells = 0;
-    CellGridView base{};  // geometry; pointers filled by view()
-
-    DeviceBuffer<std::uint32_t> cell_start;          // cells + 1 (counts before the scan)
-    DeviceBuffer<std::uint32_t> particle_cell;       // per original particle (radix: unsorted keys)
-    DeviceBuffer<std::uint32_t> particle_rank;       // rank inside the cell (radix: 0..n-1)
-    DeviceBuffer<std::uint32_t> sorted_cells;        // per sorted particle
-    DeviceBuffer<std::uint32_t> sorted_to_original;  // per sorted particle
-    DeviceBuffer<Vec3f> sorted_positions;
-    DeviceBuffer<std::uint32_t> morton_rank;         // cells (Morton numbering only)
-    DeviceBuffer<std::int8_t> sphere_rows;           // (2^(k+1)+1)^2
-    Workspace workspace;
-
-    bool timing = false;
-    BuildTimes times{};
-
-    explicit Impl(const Backend& b) : backend(b) {}
-};
 
 namespace kernels {
 
@@ -111,63 +89,80 @@ struct CellStartsFromSortedKeys {
 
 }  // namespace kernels
 
-// Scratch bytes of the scan and the radix sort for grids of `cells` cells and `n` particles.
-template <class Exec> std::size_t cell_grid_scratch_bytes(const Exec& exec, std::size_t cells, std::size_t n) {
-    std::size_t scan = exec.template exclusive_sum_scratch_bytes<std::uint32_t>(cells + 1);
-    std::size_t sort = exec.template sort_pairs_scratch_bytes<std::uint32_t, std::uint32_t>(n);
+template <class Exec> std::size_t CellGrid::scratch_bytes(const Exec& exec, std::size_t cells, std::size_t n) {
+    const std::size_t scan = exec.template exclusive_sum_scratch_bytes<std::uint32_t>(cells + 1);
+    const std::size_t sort = exec.template sort_pairs_scratch_bytes<std::uint32_t, std::uint32_t>(n);
     return scan > sort ? scan : sort;
 }
 
+template <class Exec> void CellGrid::build(const Exec& exec, const Vec3f* positions, std::size_t n) {
+    if (n > max_particles_)
+        throw UsageError("frnn: build of " + std::to_string(n) + " particles exceeds the grid's capacity of " +
+                         std::to_string(max_particles_));
+    n_ = n;
+    if (!timing_) {
+        for (int phase = 0; phase < 3; ++phase) build_phase(exec, positions, n, phase);
+        return;
+    }
+    DeviceTimer timer(exec.backend());
+    double* slots[3] = {&times_.count_s, &times_.scan_s, &times_.permute_s};
+    for (int phase = 0; phase < 3; ++phase) {
+        timer.start();
+        build_phase(exec, positions, n, phase);
+        timer.stop();
+        *slots[phase] = timer.seconds();
+    }
+}
+
 // One phase (0: cells and ranks or keys, 1: scan or sort, 2: permutation or cell starts) of
-// CellGrid::build. Phases are separate so that they can be timed.
+// build(). Phases are separate so that they can be timed.
 template <class Exec>
-void cell_grid_build_phase(const Exec& exec, CellGrid::Impl& g, const Vec3f* positions, std::size_t n, int phase) {
-    const std::size_t cells = g.cells;
-    CellGridView view = g.base;
-    view.morton_rank = g.morton_rank.empty() ? nullptr : g.morton_rank.data();
+void CellGrid::build_phase(const Exec& exec, const Vec3f* positions, std::size_t n, int phase) {
+    const std::size_t cells = cells_;
+    CellGridView view = base_;
+    view.morton_rank = morton_rank_.empty() ? nullptr : morton_rank_.data();
     const int bits = [&] {
         int b = 1;
         while (b < 32 && (std::size_t{1} << b) <= cells) ++b;
         return b;
     }();
-    if (g.spec.sort == SortMethod::counting) {
+    if (spec_.sort == SortMethod::counting) {
         if (phase == 0) {
-            exec.fill_zero(g.cell_start.data(), (cells + 1) * sizeof(std::uint32_t));
+            exec.fill_zero(cell_start_.data(), (cells + 1) * sizeof(std::uint32_t));
             exec.for_each(n,
-                          kernels::AssignCellAndRank{view, positions, g.particle_cell.data(), g.particle_rank.data(),
-                                                     g.cell_start.data()},
+                          kernels::AssignCellAndRank{view, positions, particle_cell_.data(), particle_rank_.data(),
+                                                     cell_start_.data()},
                           "frnn.grid.count");
         } else if (phase == 1) {
-            exec.exclusive_sum(g.workspace, g.cell_start.data(), g.cell_start.data(), cells + 1);
+            exec.exclusive_sum(workspace_, cell_start_.data(), cell_start_.data(), cells + 1);
         } else {
             exec.for_each(n,
-                          kernels::PermuteIntoCells{positions, g.particle_cell.data(), g.particle_rank.data(),
-                                                    g.cell_start.data(), g.sorted_positions.data(),
-                                                    g.sorted_to_original.data(), g.sorted_cells.data()},
+                          kernels::PermuteIntoCells{positions, particle_cell_.data(), particle_rank_.data(),
+                                                    cell_start_.data(), sorted_positions_.data(),
+                                                    sorted_to_original_.data(), sorted_cells_.data()},
                           "frnn.grid.permute");
         }
     } else {
         if (phase == 0) {
-            exec.for_each(n, kernels::AssignKeys{view, positions, g.particle_cell.data(), g.particle_rank.data()},
+            exec.for_each(n, kernels::AssignKeys{view, positions, particle_cell_.data(), particle_rank_.data()},
                           "frnn.grid.keys");
         } else if (phase == 1) {
-            exec.sort_pairs(g.workspace, g.particle_cell.data(), g.sorted_cells.data(), g.particle_rank.data(),
-                            g.sorted_to_original.data(), n, 0, bits);
+            exec.sort_pairs(workspace_, particle_cell_.data(), sorted_cells_.data(), particle_rank_.data(),
+                            sorted_to_original_.data(), n, 0, bits);
         } else {
-            exec.for_each(n, kernels::GatherPositions{positions, g.sorted_to_original.data(), g.sorted_positions.data()},
+            exec.for_each(n, kernels::GatherPositions{positions, sorted_to_original_.data(), sorted_positions_.data()},
                           "frnn.grid.gather");
             exec.for_each(cells + 1,
-                          kernels::CellStartsFromSortedKeys{g.sorted_cells.data(), static_cast<std::uint32_t>(n),
-                                                            g.cell_start.data()},
+                          kernels::CellStartsFromSortedKeys{sorted_cells_.data(), static_cast<std::uint32_t>(n),
+                                                            cell_start_.data()},
                           "frnn.grid.starts");
         }
     }
 }
 
-// The CUDA side (cell_grid.cu), present in CUDA builds only.
-namespace cuda_side {
-std::size_t cell_grid_scratch_bytes(const Backend& backend, std::size_t cells, std::size_t n);
-void cell_grid_build_phase(CellGrid::Impl& g, const Vec3f* positions, std::size_t n, int phase);
-}  // namespace cuda_side
+// The family's instantiations, once per backend (cell_grid_cpu.cpp, cell_grid_cuda.cu).
+#define PK_FRNN_CELL_GRID_INSTANTIATE(Exec)                                                   \
+    template void CellGrid::build(const Exec&, const Vec3f*, std::size_t);                     \
+    template std::size_t CellGrid::scratch_bytes(const Exec&, std::size_t, std::size_t);
 
 }  // namespace partikel::frnn

@@ -7,8 +7,8 @@
 #include <type_traits>
 
 #include "core/fast_math.hpp"
-#include "core/launch.hpp"
-#include "core/vec.hpp"
+#include "base/hd.hpp"
+#include "base/vec.hpp"
 #include "frnn/box.hpp"
 
 namespace partikel::frnn {

@@ -25,7 +25,9 @@
 #include <vector>
 
 #include "core/backend.hpp"
-#include "core/launch.hpp"
+#include "base/hd.hpp"
+#include "core/buffer.hpp"
+#include "core/workspace.hpp"
 #include "frnn/cell_grid.hpp"
 
 namespace partikel::frnn {
@@ -64,22 +66,22 @@ class NeighborList {
 public:
     // capacity: total entries for CSR; entries per row (the stride's depth) for strided.
     NeighborList(const Backend& backend, std::size_t max_particles, std::size_t capacity, ListOptions options = {});
-    ~NeighborList();
-    NeighborList(NeighborList&&) noexcept;
-    NeighborList& operator=(NeighborList&&) noexcept;
 
     // Builds the list of every particle of `grid` (radius: the grid's). Throws UsageError,
-    // naming the capacity needed, when the entries do not fit; the list is then empty.
+    // naming the capacity needed, when the entries do not fit; the list is then empty. The
+    // first form runs on the list's backend, the second with the Exec of templated code.
     void build(const CellGrid& grid);
+    template <class Exec> void build(const Exec& exec, const CellGrid& grid);
     // The CSR count pass and scan only: returns the entries (padding included) a CSR list of
     // `grid` needs, for sizing a list before the loop. For strided lists, the largest row.
     std::uint64_t count(const CellGrid& grid);
+    template <class Exec> std::uint64_t count(const Exec& exec, const CellGrid& grid);
 
     NeighborListView view() const;
-    std::uint64_t total() const;  // neighbour entries after the last build (no padding)
-    std::size_t rows() const;
-    const ListOptions& options() const;
-    std::size_t capacity() const;
+    std::uint64_t total() const { return total_; }  // neighbour entries after the last build (no padding)
+    std::size_t rows() const { return rows_; }
+    const ListOptions& options() const { return options_; }
+    std::size_t capacity() const { return capacity_; }
     std::size_t memory_bytes() const;
 
     // The list on the host as CSR (both layouts): offsets (rows + 1) and indices.
@@ -90,13 +92,36 @@ public:
         double scan_s = 0;   // scan of the counts into offsets (CSR)
         double fill_s = 0;   // fill pass (CSR)
     };
-    void enable_timing(bool on);
-    const BuildTimes& last_build_times() const;
+    void enable_timing(bool on) { timing_ = on; }
+    const BuildTimes& last_build_times() const { return times_; }
 
-    struct Impl;
+    // Scratch bytes of the scan and the reductions over `rows` rows (neighbor_list_impl.hpp).
+    template <class Exec> static std::size_t scratch_bytes(const Exec& exec, std::size_t rows);
 
 private:
-    std::unique_ptr<Impl> impl_;
+    struct Pass {  // what one build's passes read
+        CellGridView grid;
+        const std::uint32_t* sorted_to_original;  // nullptr: rows in cell order
+        int group_log2;                           // registration groups; -1: search order
+    };
+    Pass pass_for(const CellGrid& grid) const;
+    template <class Exec> void run_phase(const Exec& exec, const Pass& pass, int phase, double* seconds);
+
+    Backend backend_;
+    ListOptions options_;
+    std::size_t max_particles_ = 0;
+    std::size_t capacity_ = 0;  // entries (csr) or stride depth (strided)
+    std::size_t rows_ = 0;
+    std::uint64_t total_ = 0;
+    DeviceBuffer<std::uint64_t> offsets_;       // csr: max_particles + 1 (rows padded to 8 entries)
+    DeviceBuffer<std::uint32_t> counts_;        // max_particles
+    DeviceBuffer<std::uint32_t> indices_;
+    DeviceBuffer<std::uint32_t> largest_row_;   // device scalar
+    DeviceBuffer<std::uint64_t> entries_;       // device scalar
+    std::uint32_t depth_ = 0;                   // strided: entries per row written by this pass
+    Workspace workspace_;
+    bool timing_ = false;
+    BuildTimes times_{};
 };
 
 }  // namespace partikel::frnn

@@ -1,12 +1,15 @@
 // The NeighborList passes, written once against an Exec policy; instantiated by
-// neighbor_list.cpp (CpuExec) and neighbor_list.cu (CudaExec).
+// neighbor_list_cpu.cpp (CpuExec) and neighbor_list_cuda.cu (CudaExec).
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
+#include <string>
 
+#include "base/error.hpp"
 #include "core/buffer.hpp"
-#include "core/launch.hpp"
+#include "core/timer.hpp"
+#include "base/hd.hpp"
 #include "core/reduce_ops.hpp"
 #include "core/workspace.hpp"
 #include "frnn/cell_grid.hpp"
@@ -14,25 +17,6 @@
 #include "frnn/shape_dispatch.hpp"
 
 namespace partikel::frnn {
-
-struct NeighborList::Impl {
-    Backend backend;
-    ListOptions options;
-    std::size_t max_particles = 0;
-    std::size_t capacity = 0;  // entries (csr) or stride depth (strided)
-    std::size_t rows = 0;
-    std::uint64_t total = 0;
-    DeviceBuffer<std::uint64_t> offsets;  // csr: max_particles + 1 (rows padded to kRowAlign)
-    DeviceBuffer<std::uint32_t> counts;   // max_particles
-    DeviceBuffer<std::uint32_t> indices;
-    DeviceBuffer<std::uint32_t> scalar;        // largest row (strided)
-    DeviceBuffer<std::uint64_t> total_scalar;  // entries (strided)
-    std::uint32_t depth = 0;                   // strided: entries per row written by this pass
-    Workspace workspace;
-    bool timing = false;
-    BuildTimes times{};
-    explicit Impl(const Backend& b) : backend(b) {}
-};
 
 namespace kernels {
 
@@ -152,57 +136,112 @@ template <SearchShape Shape> struct FillNeighbors {
 
 }  // namespace kernels
 
-// Phases of NeighborList::build: 0 count (csr) / single pass (strided), 1 scan, 2 fill.
+// Phases of a build: 0 count (csr) / single pass (strided), 1 scan and reductions, 2 fill.
 template <SearchShape Shape, class Exec>
-void neighbor_list_phase_shaped(const Exec& exec, NeighborList::Impl& L, const CellGridView& grid,
-                                const std::uint32_t* s2o, int group_log2, int phase) {
+void neighbor_list_phase(const Exec& exec, const CellGridView& grid, const std::uint32_t* s2o, int group_log2,
+                         int phase, bool strided, std::uint32_t stride, std::uint32_t depth, Workspace& ws,
+                         std::uint64_t* offsets, std::uint32_t* counts, std::uint32_t* indices,
+                         std::uint32_t* largest_row, std::uint64_t* entries) {
     const std::size_t n = grid.count;
-    const bool strided = L.options.layout == ListLayout::strided;
     if (phase == 0) {
         if (strided) {
-            const auto stride = static_cast<std::uint32_t>(L.max_particles > 0 ? L.max_particles : 1);
-            exec.for_each_uneven(n,
-                                 kernels::FillNeighbors<Shape>{grid, s2o, group_log2, nullptr, L.counts.data(),
-                                                               L.indices.data(), stride, L.depth},
-                                 "frnn.list.strided");
+            exec.for_each_uneven(
+                n, kernels::FillNeighbors<Shape>{grid, s2o, group_log2, nullptr, counts, indices, stride, depth},
+                "frnn.list.strided");
         } else {
-            exec.fill_zero(L.offsets.data() + n, sizeof(std::uint64_t));
-            exec.for_each_uneven(n, kernels::CountNeighbors<Shape>{grid, s2o, L.offsets.data(), L.counts.data()},
-                                 "frnn.list.count");
+            exec.fill_zero(offsets + n, sizeof(std::uint64_t));
+            exec.for_each_uneven(n, kernels::CountNeighbors<Shape>{grid, s2o, offsets, counts}, "frnn.list.count");
         }
     } else if (phase == 1) {
-        if (!strided) exec.exclusive_sum(L.workspace, L.offsets.data(), L.offsets.data(), n + 1);
-        exec.transform_reduce(L.workspace, n, LoadAs<std::uint32_t, std::uint32_t>{L.counts.data()}, MaxOp{},
-                              std::uint32_t{0}, L.scalar.data());
-        exec.transform_reduce(L.workspace, n, LoadAs<std::uint32_t, std::uint64_t>{L.counts.data()}, SumOp{},
-                              std::uint64_t{0}, L.total_scalar.data());
+        if (!strided) exec.exclusive_sum(ws, offsets, offsets, n + 1);
+        exec.transform_reduce(ws, n, LoadAs<std::uint32_t, std::uint32_t>{counts}, MaxOp{}, std::uint32_t{0},
+                              largest_row);
+        exec.transform_reduce(ws, n, LoadAs<std::uint32_t, std::uint64_t>{counts}, SumOp{}, std::uint64_t{0}, entries);
     } else {
-        exec.for_each_uneven(n,
-                             kernels::FillNeighbors<Shape>{grid, s2o, group_log2, L.offsets.data(), nullptr,
-                                                           L.indices.data(), 0u, 0u},
-                             "frnn.list.fill");
+        exec.for_each_uneven(
+            n, kernels::FillNeighbors<Shape>{grid, s2o, group_log2, offsets, nullptr, indices, 0u, 0u},
+            "frnn.list.fill");
     }
 }
 
-template <class Exec>
-void neighbor_list_phase(const Exec& exec, NeighborList::Impl& L, const CellGridView& grid, const std::uint32_t* s2o,
-                         int group_log2, int phase) {
-    with_shape(L.options.shape, [&](auto s) {
-        neighbor_list_phase_shaped<decltype(s)::value>(exec, L, grid, s2o, group_log2, phase);
-    });
+template <class Exec> void NeighborList::run_phase(const Exec& exec, const Pass& pass, int phase, double* seconds) {
+    auto run = [&] {
+        const bool strided = options_.layout == ListLayout::strided;
+        const auto stride = static_cast<std::uint32_t>(max_particles_ > 0 ? max_particles_ : 1);
+        with_shape(options_.shape, [&](auto s) {
+            neighbor_list_phase<decltype(s)::value>(exec, pass.grid, pass.sorted_to_original, pass.group_log2, phase,
+                                                    strided, stride, depth_, workspace_, offsets_.data(),
+                                                    counts_.data(), indices_.data(), largest_row_.data(),
+                                                    entries_.data());
+        });
+    };
+    if (!timing_ || !seconds) {
+        run();
+        return;
+    }
+    DeviceTimer timer(exec.backend());
+    timer.start();
+    run();
+    timer.stop();
+    *seconds = timer.seconds();
 }
 
-template <class Exec> std::size_t neighbor_list_scratch_bytes(const Exec& exec, std::size_t rows) {
-    std::size_t scan = exec.template exclusive_sum_scratch_bytes<std::uint64_t>(rows + 1);
-    std::size_t reduce = exec.template reduce_scratch_bytes<std::uint32_t, MaxOp>(rows);
-    std::size_t sum = exec.template reduce_scratch_bytes<std::uint64_t, SumOp>(rows);
+template <class Exec> std::uint64_t NeighborList::count(const Exec& exec, const CellGrid& grid) {
+    const Pass pass = pass_for(grid);
+    const std::size_t n = grid.size();
+    rows_ = 0;
+    total_ = 0;
+    if (options_.layout == ListLayout::strided) {
+        depth_ = 0;  // counts only
+        run_phase(exec, pass, 0, &times_.count_s);
+        run_phase(exec, pass, 1, nullptr);
+        return exec.read_value(largest_row_.data());
+    }
+    run_phase(exec, pass, 0, &times_.count_s);
+    run_phase(exec, pass, 1, &times_.scan_s);
+    return exec.read_value(offsets_.data() + n);
+}
+
+template <class Exec> void NeighborList::build(const Exec& exec, const CellGrid& grid) {
+    const Pass pass = pass_for(grid);
+    const std::size_t n = grid.size();
+    rows_ = 0;
+    total_ = 0;
+    if (options_.layout == ListLayout::strided) {
+        depth_ = static_cast<std::uint32_t>(capacity_);
+        run_phase(exec, pass, 0, &times_.count_s);
+        run_phase(exec, pass, 1, nullptr);
+        const std::uint32_t largest = exec.read_value(largest_row_.data());
+        if (largest > capacity_)
+            throw UsageError("frnn: a particle has " + std::to_string(largest) +
+                             " neighbours, more than the strided list's " + std::to_string(capacity_) +
+                             " entries per row");
+        rows_ = n;
+        total_ = exec.read_value(entries_.data());
+        return;
+    }
+    run_phase(exec, pass, 0, &times_.count_s);
+    run_phase(exec, pass, 1, &times_.scan_s);
+    const std::uint64_t padded = exec.read_value(offsets_.data() + n);
+    if (padded > capacity_)
+        throw UsageError("frnn: the neighbour list needs " + std::to_string(padded) + " entries (rows padded to " +
+                         std::to_string(kernels::kRowAlign) + "), capacity is " + std::to_string(capacity_));
+    run_phase(exec, pass, 2, &times_.fill_s);
+    rows_ = n;
+    total_ = exec.read_value(entries_.data());
+}
+
+template <class Exec> std::size_t NeighborList::scratch_bytes(const Exec& exec, std::size_t rows) {
+    const std::size_t scan = exec.template exclusive_sum_scratch_bytes<std::uint64_t>(rows + 1);
+    const std::size_t reduce = exec.template reduce_scratch_bytes<std::uint32_t, MaxOp>(rows);
+    const std::size_t sum = exec.template reduce_scratch_bytes<std::uint64_t, SumOp>(rows);
     return std::max({scan, reduce, sum});
 }
 
-namespace cuda_side {
-std::size_t neighbor_list_scratch_bytes(const Backend& backend, std::size_t rows);
-void neighbor_list_phase(NeighborList::Impl& L, const CellGridView& grid, const std::uint32_t* s2o, int group_log2,
-                         int phase);
-}  // namespace cuda_side
+// The family's instantiations, once per backend (neighbor_list_cpu.cpp, neighbor_list_cuda.cu).
+#define PK_FRNN_NEIGHBOR_LIST_INSTANTIATE(Exec)                                 \
+    template void NeighborList::build(const Exec&, const CellGrid&);           \
+    template std::uint64_t NeighborList::count(const Exec&, const CellGrid&);   \
+    template std::size_t NeighborList::scratch_bytes(const Exec&, std::size_t);
 
 }  // namespace partikel::frnn

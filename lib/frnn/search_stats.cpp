@@ -4,32 +4,18 @@
 
 #include "core/buffer.hpp"
 #include "core/dispatch.hpp"
-#include "core/exec_cpu.hpp"
-#include "frnn/search_stats_impl.hpp"
 
 namespace partikel::frnn {
 
 void count_neighbors(const CellGrid& grid, SearchShape shape, std::uint32_t* counts) {
-    const Backend& b = grid.backend();
-    if (b.is_cuda()) { PK_CUDA_ONLY(return cuda_side::count_neighbors(b, grid.view(), shape, counts);) }
-    count_neighbors_with(CpuExec(b), grid.view(), shape, counts);
-}
-
-void search_stats_per_particle(const CellGrid& grid, SearchShape shape, std::uint32_t* neighbors,
-                               std::uint32_t* candidates, std::uint32_t* cells) {
-    const Backend& b = grid.backend();
-    if (b.is_cuda()) {
-        PK_CUDA_ONLY(return cuda_side::search_stats(b, grid.view(), shape, neighbors, candidates, cells);)
-    }
-    search_stats_with(CpuExec(b), grid.view(), shape, neighbors, candidates, cells);
+    with_exec(grid.backend(), [&](const auto& e) { count_neighbors(e, grid.view(), shape, counts); });
 }
 
 void neighbor_visit_digests(const CellGrid& grid, bool records, std::uint64_t* digests) {
     const Backend& b = grid.backend();
     DeviceBuffer<Vec4f> record_buffer(b, records ? std::max<std::size_t>(grid.size(), 1) : 0);
     Vec4f* r = records ? record_buffer.data() : nullptr;
-    if (b.is_cuda()) { PK_CUDA_ONLY(return cuda_side::visit_digests(b, grid.view(), r, digests);) }
-    visit_digests_with(CpuExec(b), grid.view(), r, digests);
+    with_exec(b, [&](const auto& e) { neighbor_visit_digests(e, grid.view(), r, digests); });
 }
 
 SearchStats search_stats(const CellGrid& grid, SearchShape shape) {
@@ -39,7 +25,7 @@ SearchStats search_stats(const CellGrid& grid, SearchShape shape) {
     if (n == 0) return s;
     const Backend& b = grid.backend();
     DeviceBuffer<std::uint32_t> nb(b, n), cand(b, n), cells(b, n);
-    search_stats_per_particle(grid, shape, nb.data(), cand.data(), cells.data());
+    with_exec(b, [&](const auto& e) { search_stats_per_particle(e, grid.view(), shape, nb.data(), cand.data(), cells.data()); });
     const auto h_nb = nb.to_vector(), h_cand = cand.to_vector(), h_cells = cells.to_vector();
     s.min_neighbors = h_nb[0];
     for (std::size_t k = 0; k < n; ++k) {

@@ -14,18 +14,24 @@
 namespace partikel::frnn {
 
 // counts[k] = neighbours of the k-th particle in cell order (itself included); backend memory.
-void count_neighbors(const CellGrid& grid, SearchShape shape, std::uint32_t* counts);
+template <class Exec>
+void count_neighbors(const Exec& exec, const CellGridView& grid, SearchShape shape, std::uint32_t* counts);
+void count_neighbors(const CellGrid& grid, SearchShape shape, std::uint32_t* counts);  // on the grid's backend
 
 // Per particle in cell order (backend memory, any pointer may be nullptr): neighbours found,
 // candidates examined and cells visited, for `shape`.
-void search_stats_per_particle(const CellGrid& grid, SearchShape shape, std::uint32_t* neighbors,
-                               std::uint32_t* candidates, std::uint32_t* cells);
+template <class Exec>
+void search_stats_per_particle(const Exec& exec, const CellGridView& grid, SearchShape shape,
+                               std::uint32_t* neighbors, std::uint32_t* candidates, std::uint32_t* cells);
 
 // Per particle in cell order (backend memory): an order-sensitive digest of the neighbours
-// visited by for_each_neighbor (ball shape; `records` false) or by for_each_neighbor_record
-// over records made from the grid's positions (`records` true; chunked on the GPU). Equal
-// digests mean the same neighbours in the same order, so sums over them round the same way.
-// Allocates (a verification aid, not for step loops).
+// visited by for_each_neighbor (ball shape; `records` nullptr) or by for_each_neighbor_record
+// over records made from the grid's positions into `records` (count values; chunked on the
+// GPU). Equal digests mean the same neighbours in the same order, so sums over them round the
+// same way.
+template <class Exec>
+void neighbor_visit_digests(const Exec& exec, const CellGridView& grid, Vec4f* records, std::uint64_t* digests);
+// The same on the grid's backend; allocates the records (a verification aid, not for loops).
 void neighbor_visit_digests(const CellGrid& grid, bool records, std::uint64_t* digests);
 
 struct SearchStats {

@@ -1,10 +1,11 @@
-// Bodies of search_stats.hpp, instantiated by search_stats.cpp (CpuExec) and .cu (CudaExec).
+// Bodies of search_stats.hpp, instantiated by search_stats_cpu.cpp and search_stats_cuda.cu.
 #pragma once
 
 #include <cstdint>
 
-#include "core/launch.hpp"
+#include "base/hd.hpp"
 #include "frnn/cell_grid.hpp"
+#include "frnn/search_stats.hpp"
 #include "frnn/shape_dispatch.hpp"
 
 namespace partikel::frnn {
@@ -70,31 +71,31 @@ struct PositionRecord {
 }  // namespace kernels
 
 template <class Exec>
-void count_neighbors_with(const Exec& exec, const CellGridView& g, SearchShape shape, std::uint32_t* counts) {
+void count_neighbors(const Exec& exec, const CellGridView& g, SearchShape shape, std::uint32_t* counts) {
     with_shape(shape, [&](auto s) {
         exec.for_each_uneven(g.count, kernels::CountNeighborsSorted<decltype(s)::value>{g, counts}, "frnn.count");
     });
 }
 
 template <class Exec>
-void search_stats_with(const Exec& exec, const CellGridView& g, SearchShape shape, std::uint32_t* nb, std::uint32_t* cand,
-                       std::uint32_t* cells) {
+void search_stats_per_particle(const Exec& exec, const CellGridView& g, SearchShape shape, std::uint32_t* nb,
+                               std::uint32_t* cand, std::uint32_t* cells) {
     with_shape(shape, [&](auto s) {
         exec.for_each_uneven(g.count, kernels::SearchStatsKernel<decltype(s)::value>{g, nb, cand, cells}, "frnn.stats");
     });
 }
 
 template <class Exec>
-void visit_digests_with(const Exec& exec, const CellGridView& g, Vec4f* records, std::uint64_t* digests) {
+void neighbor_visit_digests(const Exec& exec, const CellGridView& g, Vec4f* records, std::uint64_t* digests) {
     if (records) exec.for_each(g.count, kernels::PositionRecord{g.positions, records}, "frnn.records");
     exec.for_each_uneven(g.count, kernels::VisitDigest{g, records, digests}, "frnn.digest");
 }
 
-namespace cuda_side {
-void visit_digests(const Backend& backend, const CellGridView& g, Vec4f* records, std::uint64_t* digests);
-void count_neighbors(const Backend& backend, const CellGridView& g, SearchShape shape, std::uint32_t* counts);
-void search_stats(const Backend& backend, const CellGridView& g, SearchShape shape, std::uint32_t* nb,
-                  std::uint32_t* cand, std::uint32_t* cells);
-}  // namespace cuda_side
+// The family's instantiations, once per backend (search_stats_cpu.cpp, search_stats_cuda.cu).
+#define PK_FRNN_SEARCH_STATS_INSTANTIATE(Exec)                                                                      \
+    template void count_neighbors(const Exec&, const CellGridView&, SearchShape, std::uint32_t*);                  \
+    template void search_stats_per_particle(const Exec&, const CellGridView&, SearchShape, std::uint32_t*,         \
+                                            std::uint32_t*, std::uint32_t*);                                        \
+    template void neighbor_visit_digests(const Exec&, const CellGridView&, Vec4f*, std::uint64_t*);
 
 }  // namespace partikel::frnn

@@ -1,4 +1,4 @@
-// Verlet lists (seed 004, BRIEF §5.5): neighbours registered within R_C = r + skin, reused for
+// Verlet lists (Verlet 1967; measured in docs/PERFORMANCE.md, "Neighbour search"): neighbours registered within R_C = r + skin, reused for
 // several steps, rebuilt when the largest displacement since the build exceeds skin / 2 (then
 // no pair can have come from beyond R_C to within r). Rows and entries are original particle
 // indices, so kernels keep their own particle order between rebuilds.
@@ -11,7 +11,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 
 #include "core/backend.hpp"
 #include "frnn/cell_grid.hpp"
@@ -48,38 +47,51 @@ PK_DEVICE_INLINE void for_each_neighbor(const VerletView& v, const Vec3f* positi
 
 // counts[i] = neighbours of particle i (original order) within r at `positions`, through the
 // list: the cost of one reuse step of the list (backend memory).
-void count_neighbors(const Backend& backend, const VerletView& view, const Vec3f* positions, std::size_t n,
+// counts[i] = neighbours of particle i within r through the list (backend memory).
+template <class Exec>
+void count_neighbors(const Exec& exec, const VerletView& view, const Vec3f* positions, std::size_t n,
                      std::uint32_t* counts);
 
 class VerletList {
 public:
     // capacity: list entries (CSR) or entries per particle (strided), as NeighborList.
     VerletList(const Backend& backend, const VerletSpec& spec, std::size_t max_particles, std::size_t capacity);
-    ~VerletList();
-    VerletList(VerletList&&) noexcept;
-    VerletList& operator=(VerletList&&) noexcept;
 
     // Build the grid (radius r + skin) and the list now; remember the positions.
-    void build(const Vec3f* positions, std::size_t n);
+    template <class Exec> void build(const Exec& exec, const Vec3f* positions, std::size_t n);
     // Largest displacement (m) of any particle since the last build (a device reduction and one
     // value read back). Minimum image on periodic axes.
-    float max_displacement(const Vec3f* positions) const;
+    template <class Exec> float max_displacement(const Exec& exec, const Vec3f* positions);
     // Rebuild when nothing is built yet, n changed, or max_displacement > skin / 2. Returns true
     // when it rebuilt.
+    template <class Exec> bool update(const Exec& exec, const Vec3f* positions, std::size_t n);
+    // The same on the list's backend, for host code.
+    void build(const Vec3f* positions, std::size_t n);
+    float max_displacement(const Vec3f* positions);
     bool update(const Vec3f* positions, std::size_t n);
 
     VerletView view() const;
-    const CellGrid& grid() const;
-    const NeighborList& list() const;
-    NeighborList& list();
-    const VerletSpec& spec() const;
-    std::uint64_t builds() const;            // rebuilds so far
-    float last_max_displacement() const;     // m, from the last update()
+    const CellGrid& grid() const { return grid_; }
+    const NeighborList& list() const { return list_; }
+    NeighborList& list() { return list_; }
+    const VerletSpec& spec() const { return spec_; }
+    std::uint64_t builds() const { return builds_; }                           // rebuilds so far
+    float last_max_displacement() const { return last_max_displacement_; }     // m, from the last update()
 
-    struct Impl;
+    // Scratch bytes of the displacement reduction (verlet_list_impl.hpp).
+    template <class Exec> static std::size_t scratch_bytes(const Exec& exec, std::size_t n);
 
 private:
-    std::unique_ptr<Impl> impl_;
+    VerletSpec spec_;
+    CellGrid grid_;
+    NeighborList list_;
+    DeviceBuffer<Vec3f> reference_;
+    DeviceBuffer<float> largest_displacement2_;  // device scalar
+    Workspace workspace_;
+    std::size_t n_ = 0;
+    bool built_ = false;
+    std::uint64_t builds_ = 0;
+    float last_max_displacement_ = 0;
 };
 
 }  // namespace partikel::frnn

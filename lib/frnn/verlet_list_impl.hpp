@@ -1,8 +1,11 @@
-// Displacement reduction of the Verlet list, instantiated by verlet_list.cpp and .cu.
+// The Verlet list's update and queries, instantiated by verlet_list_cpu.cpp and verlet_list_cuda.cu.
 #pragma once
 
+#include <cmath>
+
 #include "core/buffer.hpp"
-#include "core/launch.hpp"
+#include "core/memory.hpp"
+#include "base/hd.hpp"
 #include "core/reduce_ops.hpp"
 #include "core/workspace.hpp"
 #include "frnn/verlet_list.hpp"
@@ -31,27 +34,51 @@ struct CountVerletNeighbors {
 }  // namespace kernels
 
 template <class Exec>
-void count_verlet_neighbors_with(const Exec& exec, const VerletView& view, const Vec3f* positions, std::size_t n,
-                                 std::uint32_t* counts) {
+void count_neighbors(const Exec& exec, const VerletView& view, const Vec3f* positions, std::size_t n,
+                     std::uint32_t* counts) {
     exec.for_each(n, kernels::CountVerletNeighbors{view, positions, counts}, "frnn.verlet.count");
 }
 
-template <class Exec>
-void max_displacement2_with(const Exec& exec, Workspace& ws, const Vec3f* positions, const Vec3f* reference, const Box& box,
-                            std::size_t n, float* out) {
-    exec.transform_reduce(ws, n, kernels::Displacement2{positions, reference, box}, MaxOp{}, 0.0f, out);
-}
-
-template <class Exec> std::size_t max_displacement2_scratch(const Exec& exec, std::size_t n) {
+template <class Exec> std::size_t VerletList::scratch_bytes(const Exec& exec, std::size_t n) {
     return exec.template reduce_scratch_bytes<float, MaxOp>(n);
 }
 
-namespace cuda_side {
-std::size_t max_displacement2_scratch(const Backend& backend, std::size_t n);
-void max_displacement2(const Backend& backend, Workspace& ws, const Vec3f* positions, const Vec3f* reference,
-                       const Box& box, std::size_t n, float* out);
-void count_neighbors(const Backend& backend, const VerletView& view, const Vec3f* positions, std::size_t n,
-                     std::uint32_t* counts);
-}  // namespace cuda_side
+template <class Exec> void VerletList::build(const Exec& exec, const Vec3f* positions, std::size_t n) {
+    built_ = false;
+    grid_.build(exec, positions, n);
+    list_.build(exec, grid_);
+    if (n) copy_bytes(exec.backend(), reference_.data(), positions, n * sizeof(Vec3f), CopyDirection::device_to_device);
+    n_ = n;
+    built_ = true;
+    last_max_displacement_ = 0;
+    ++builds_;
+}
+
+template <class Exec> float VerletList::max_displacement(const Exec& exec, const Vec3f* positions) {
+    if (!built_ || n_ == 0) return 0.0f;
+    exec.transform_reduce(workspace_, n_, kernels::Displacement2{positions, reference_.data(), make_box(spec_.grid)},
+                          MaxOp{}, 0.0f, largest_displacement2_.data());
+    return std::sqrt(exec.read_value(largest_displacement2_.data()));
+}
+
+template <class Exec> bool VerletList::update(const Exec& exec, const Vec3f* positions, std::size_t n) {
+    if (built_ && n == n_) {
+        last_max_displacement_ = max_displacement(exec, positions);
+        // A NaN displacement also rebuilds (and the grid puts NaN positions in cell 0).
+        if (last_max_displacement_ <= 0.5f * spec_.skin) return false;
+    }
+    const float d = built_ && n == n_ ? last_max_displacement_ : 0.0f;
+    build(exec, positions, n);
+    last_max_displacement_ = d;
+    return true;
+}
+
+// The family's instantiations, once per backend (verlet_list_cpu.cpp, verlet_list_cuda.cu).
+#define PK_FRNN_VERLET_LIST_INSTANTIATE(Exec)                                                                  \
+    template void count_neighbors(const Exec&, const VerletView&, const Vec3f*, std::size_t, std::uint32_t*); \
+    template std::size_t VerletList::scratch_bytes(const Exec&, std::size_t);                                \
+    template void VerletList::build(const Exec&, const Vec3f*, std::size_t);                                 \
+    template float VerletList::max_displacement(const Exec&, const Vec3f*);                                  \
+    template bool VerletList::update(const Exec&, const Vec3f*, std::size_t);
 
 }  // namespace partikel::frnn

@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <exception>
 
-#include "core/error.hpp"
-#include "core/memory.hpp"
+#include "base/error.hpp"
+#include "base/system.hpp"
 
 namespace partikel::image {
 

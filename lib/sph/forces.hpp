@@ -11,8 +11,8 @@
 #include <cmath>
 #include <cstdint>
 
-#include "core/launch.hpp"
-#include "core/vec.hpp"
+#include "base/hd.hpp"
+#include "base/vec.hpp"
 
 namespace partikel::sph {
 

@@ -2,7 +2,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/error.hpp"
+#include "base/error.hpp"
 #include "image/exr.hpp"
 #include "sph/scenes.hpp"
 

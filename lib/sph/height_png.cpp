@@ -6,7 +6,7 @@
 #include <memory>
 #include <vector>
 
-#include "core/error.hpp"
+#include "base/error.hpp"
 #include "sph/scenes.hpp"
 
 namespace partikel::sph {

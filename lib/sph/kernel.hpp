@@ -7,7 +7,7 @@
 #include <cmath>
 
 #include "core/fast_math.hpp"
-#include "core/launch.hpp"
+#include "base/hd.hpp"
 
 namespace partikel::sph {
 

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/vec.hpp"
+#include "base/vec.hpp"
 #include "formats/frame.hpp"
 #include "sph/kernel.hpp"
 

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/vec.hpp"
+#include "base/vec.hpp"
 
 namespace partikel::sph {
 

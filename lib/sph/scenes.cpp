@@ -7,7 +7,7 @@
 #include <fstream>
 #include <functional>
 
-#include "core/error.hpp"
+#include "base/error.hpp"
 #include "sph/eos.hpp"
 
 namespace partikel::sph {

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/vec.hpp"
+#include "base/vec.hpp"
 #include "sph/params.hpp"
 #include "sph/particles.hpp"
 

@@ -3,12 +3,11 @@
 #include <atomic>
 #include <numeric>
 
+#include "base/error.hpp"
 #include "core/dispatch.hpp"
-#include "core/error.hpp"
 #include "core/event.hpp"
-#include "core/exec_cpu.hpp"
 #include "core/memory.hpp"
-#include "sph/solver_impl.hpp"
+#include "sph/solver_state.hpp"
 
 namespace partikel::sph {
 
@@ -46,31 +45,6 @@ template <class T> void upload(DeviceBuffer<T>& buffer, const std::vector<T>& va
 
 }  // namespace
 
-std::size_t workspace_bytes(const Backend& backend, std::size_t capacity) {
-    if (backend.is_cuda()) {
-        PK_CUDA_ONLY(return workspace_bytes_cuda(backend, capacity);)
-    }
-    return workspace_bytes_impl(CpuExec(backend), capacity);
-}
-void sort_by_cell(SolverState& s, bool with_step_start) {
-    if (s.backend.is_cuda()) {
-        PK_CUDA_ONLY(return sort_by_cell_cuda(s, with_step_start);)
-    }
-    sort_by_cell_impl(CpuExec(s.backend), s, with_step_start);
-}
-void advance(SolverState& s) {
-    if (s.backend.is_cuda()) {
-        PK_CUDA_ONLY(return advance_cuda(s);)
-    }
-    advance_impl(CpuExec(s.backend), s);
-}
-Diagnostics compute_diagnostics(SolverState& s) {
-    if (s.backend.is_cuda()) {
-        PK_CUDA_ONLY(return compute_diagnostics_cuda(s);)
-    }
-    return compute_diagnostics_impl(CpuExec(s.backend), s);
-}
-
 SolverState::SolverState(const Backend& backend_, const SphParams& params_, std::size_t capacity_,
                          SolverOptions options_)
     : backend(backend_),
@@ -81,7 +55,7 @@ SolverState::SolverState(const Backend& backend_, const SphParams& params_, std:
            grid_spec(params_, options_.deterministic || backend_.is_cpu(),
                      options_.grid_subdivision >= 0 ? options_.grid_subdivision : default_subdivision(params_, backend_)),
            capacity_),
-      workspace(backend_, workspace_bytes(backend_, capacity_)),
+      workspace(backend_, with_exec(backend_, [&](const auto& e) { return workspace_bytes(e, capacity_); })),
       profile(backend_, options_.profile),
       pos(backend_, capacity_),
       vel(backend_, capacity_),
@@ -147,7 +121,7 @@ Solver::Solver(const Backend& backend, const SphParams& params, const ParticleSe
         s.vel_t.fill_zero();
         s.rho_t.fill_zero();
     }
-    sort_by_cell(s, restore_previous);  // Verlet: gathers vel_t and rho_t with the rest
+    with_exec(backend, [&](const auto& e) { sort_by_cell(e, s, restore_previous); });  // Verlet: gathers vel_t and rho_t too
     s.previous_valid = restore_previous;
     backend.synchronize();
 }
@@ -155,7 +129,7 @@ Solver::Solver(const Backend& backend, const SphParams& params, const ParticleSe
 Solver::~Solver() = default;
 
 void Solver::step() {
-    advance(*state_);
+    with_exec(state_->backend, [&](const auto& e) { advance(e, *state_); });
     if (state_->options.profile) state_->backend.synchronize();
 }
 
@@ -211,7 +185,9 @@ SolverFrame Solver::download_frame() const {
     return f;
 }
 
-Diagnostics Solver::diagnostics() { return compute_diagnostics(*state_); }
+Diagnostics Solver::diagnostics() {
+    return with_exec(state_->backend, [&](const auto& e) { return compute_diagnostics(e, *state_); });
+}
 
 std::size_t Solver::device_bytes() const {
     const SolverState& s = *state_;

@@ -18,7 +18,7 @@
 
 #include "core/backend.hpp"
 #include "core/timer.hpp"
-#include "core/vec.hpp"
+#include "base/vec.hpp"
 #include "sph/params.hpp"
 #include "sph/particles.hpp"
 

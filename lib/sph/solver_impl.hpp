@@ -11,7 +11,7 @@
 #include <type_traits>
 #include <utility>
 
-#include "core/error.hpp"
+#include "base/error.hpp"
 #include "core/reduce_ops.hpp"
 #include "sph/eos.hpp"
 #include "sph/forces.hpp"
@@ -505,7 +505,7 @@ struct IsFluid {
 
 // ---- the step driver, written once against Exec --------------------------------------------
 
-template <class Exec> std::size_t workspace_bytes_impl(const Exec& exec, std::size_t capacity) {
+template <class Exec> std::size_t workspace_bytes(const Exec& exec, std::size_t capacity) {
     std::size_t bytes = exec.template reduce_scratch_bytes<float, MinOp>(capacity);
     bytes = std::max(bytes, exec.template reduce_scratch_bytes<float, MaxOp>(capacity));
     bytes = std::max(bytes, exec.template reduce_scratch_bytes<double, SumOp>(capacity));
@@ -735,10 +735,10 @@ template <class Exec> void check_and_remove(const Exec& exec, SolverState& s) {
 // the *_t arrays (needed between predictor and corrector and by Verlet's previous state).
 // The main arrays' gather writes into spares and buffers that are dead at a grid build: the
 // rates acc and drho, which the next rates pass overwrites whole before anything reads them.
-template <class Exec> void sort_by_cell_impl(const Exec& exec, SolverState& s, bool with_step_start) {
+template <class Exec> void sort_by_cell(const Exec& exec, SolverState& s, bool with_step_start) {
     {
         auto scope = s.profile.phase("grid build");
-        s.grid.build(s.pos.data(), s.n);
+        s.grid.build(exec, s.pos.data(), s.n);
     }
     auto scope = s.profile.phase("gather");
     const std::uint32_t* order = s.grid.sorted_to_original();
@@ -762,7 +762,7 @@ template <class Exec> void sort_by_cell_impl(const Exec& exec, SolverState& s, b
 }
 
 // One time step. On entry the arrays are in the cell order of a grid built on `pos`.
-template <class Exec> void advance_impl(const Exec& exec, SolverState& s) {
+template <class Exec> void advance(const Exec& exec, SolverState& s) {
     const SphParams& p = s.params;
     const bool summation = p.density == DensityScheme::summation;
     const bool shepard_now = summation || (p.shepard_every > 0 && s.step > 0 && s.step % p.shepard_every == 0);
@@ -795,7 +795,7 @@ template <class Exec> void advance_impl(const Exec& exec, SolverState& s) {
                           "sph.predict");
             s.records_current = false;
         }
-        sort_by_cell_impl(exec, s, true);
+        sort_by_cell(exec, s, true);
         if (summation) detail::shepard(exec, s);
         detail::rates(exec, s, t + 0.5 * dt);
         detail::accumulate_wall_impulse(exec, s, t + 0.5 * dt, dt);
@@ -813,10 +813,10 @@ template <class Exec> void advance_impl(const Exec& exec, SolverState& s) {
     s.time = t + dt;
     s.step += 1;
     s.previous_valid = true;
-    sort_by_cell_impl(exec, s, p.integrator == Integrator::verlet);
+    sort_by_cell(exec, s, p.integrator == Integrator::verlet);
 }
 
-template <class Exec> Diagnostics compute_diagnostics_impl(const Exec& exec, SolverState& s) {
+template <class Exec> Diagnostics compute_diagnostics(const Exec& exec, SolverState& s) {
     Diagnostics d;
     d.step = s.step;
     d.time_s = s.time;
@@ -855,5 +855,12 @@ template <class Exec> Diagnostics compute_diagnostics_impl(const Exec& exec, Sol
     d.fluid_count = exec.read_value(s.reduced_u64.data());
     return d;
 }
+
+// The family's instantiations, once per backend (solver_cpu.cpp, solver_cuda.cu).
+#define PK_SPH_SOLVER_INSTANTIATE(Exec)                                            \
+    template void sort_by_cell(const Exec&, SolverState&, bool);                  \
+    template void advance(const Exec&, SolverState&);                             \
+    template Diagnostics compute_diagnostics(const Exec&, SolverState&);          \
+    template std::size_t workspace_bytes(const Exec&, std::size_t);
 
 }  // namespace partikel::sph

@@ -8,7 +8,6 @@
 #include "core/timer.hpp"
 #include "core/workspace.hpp"
 #include "frnn/cell_grid.hpp"
-#include "partikel_config.hpp"
 #include "sph/solver.hpp"
 
 namespace partikel::sph {
@@ -60,17 +59,10 @@ struct SolverState {
     Vec3d wall_impulse{0.0, 0.0, 0.0};  // N s, SolverOptions::track_wall_impulse
 };
 
-// Backend-specific entry points (solver_impl.hpp instantiated per backend).
-void sort_by_cell(SolverState& s, bool with_step_start);
-void advance(SolverState& s);
-Diagnostics compute_diagnostics(SolverState& s);
-std::size_t workspace_bytes(const Backend& backend, std::size_t capacity);
-
-#if PARTIKEL_HAVE_CUDA
-void sort_by_cell_cuda(SolverState& s, bool with_step_start);
-void advance_cuda(SolverState& s);
-Diagnostics compute_diagnostics_cuda(SolverState& s);
-std::size_t workspace_bytes_cuda(const Backend& backend, std::size_t capacity);
-#endif
+// The step's entry points (solver_impl.hpp), instantiated by solver_cpu.cpp and solver_cuda.cu.
+template <class Exec> void sort_by_cell(const Exec& exec, SolverState& s, bool with_step_start);
+template <class Exec> void advance(const Exec& exec, SolverState& s);
+template <class Exec> Diagnostics compute_diagnostics(const Exec& exec, SolverState& s);
+template <class Exec> std::size_t workspace_bytes(const Exec& exec, std::size_t capacity);
 
 }  // namespace partikel::sph

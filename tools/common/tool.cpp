@@ -5,8 +5,8 @@
 #include <cstdio>
 #include <new>
 
-#include "core/error.hpp"
-#include "core/io.hpp"
+#include "base/error.hpp"
+#include "base/io.hpp"
 #include "partikel_config.hpp"
 #if PARTIKEL_HAVE_CUDA
 #include "core/cuda/runtime.hpp"

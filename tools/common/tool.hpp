@@ -21,8 +21,8 @@
 #include <vector>
 
 #include "core/backend.hpp"
-#include "core/log.hpp"
-#include "core/progress.hpp"
+#include "base/log.hpp"
+#include "base/progress.hpp"
 
 namespace partikel::tools {
 

@@ -10,7 +10,7 @@
 
 #include "common/tool.hpp"
 #include "compare/compare.hpp"
-#include "core/io.hpp"
+#include "base/io.hpp"
 
 namespace partikel::tools {
 

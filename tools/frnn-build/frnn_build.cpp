@@ -13,8 +13,8 @@
 
 #include "common/tool.hpp"
 #include "core/buffer.hpp"
-#include "core/error.hpp"
-#include "core/io.hpp"
+#include "base/error.hpp"
+#include "base/io.hpp"
 #include "core/timer.hpp"
 #include "formats/reader.hpp"
 #include "frnn/brute_force.hpp"

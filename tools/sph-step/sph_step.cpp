@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "common/tool.hpp"
-#include "core/error.hpp"
+#include "base/error.hpp"
 #include "formats/reader.hpp"
 #include "partikel_config.hpp"
 #include "sph/frame_io.hpp"

@@ -1,52 +1,35 @@
-// CUDA instantiation of core/algorithms_impl.hpp (the CPU one is core/algorithms.cpp).
-#include "core/algorithms_impl.hpp"
+// The CudaExec operations that core/algorithms.hpp's host API reaches, instantiated once here
+// (the list is that header's comment).
+#include "core/algorithms.hpp"
 #include "core/cuda/exec_cuda.cuh"
 
-namespace partikel::detail::cuda_side {
+namespace partikel {
 
-template <class K> std::size_t sort_pairs_scratch_bytes(const Backend& backend, std::size_t n) {
-    return CudaExec(backend).sort_pairs_scratch_bytes<K, std::uint32_t>(n);
-}
-template <class K>
-void sort_pairs(const Backend& backend, Workspace& ws, const K* keys_in, K* keys_out, const std::uint32_t* values_in,
-                std::uint32_t* values_out, std::size_t n, int begin_bit, int end_bit) {
-    CudaExec(backend).sort_pairs(ws, keys_in, keys_out, values_in, values_out, n, begin_bit, end_bit);
-}
-template <class T> std::size_t exclusive_sum_scratch_bytes(const Backend& backend, std::size_t n) {
-    return CudaExec(backend).exclusive_sum_scratch_bytes<T>(n);
-}
-template <class T> void exclusive_sum(const Backend& backend, Workspace& ws, const T* in, T* out, std::size_t n) {
-    CudaExec(backend).exclusive_sum(ws, in, out, n);
-}
-template <class T, class Acc> std::size_t reduce_scratch_bytes(const Backend& backend, std::size_t n) {
-    return reduce_scratch_with<CudaExec, T, Acc>(CudaExec(backend), n);
-}
-template <class T, class Acc>
-void reduce(const Backend& backend, Workspace& ws, ReduceKind kind, const T* in, std::size_t n, Acc* out) {
-    reduce_with(CudaExec(backend), ws, kind, in, n, out);
-}
-void histogram(const Backend& backend, const std::uint32_t* bins, std::size_t n, std::uint32_t* counts,
-               std::size_t bin_count) {
-    histogram_with(CudaExec(backend), bins, n, counts, bin_count);
-}
+#define PK_SORT(K) template std::size_t CudaExec::sort_pairs_scratch_bytes<K, std::uint32_t>(std::size_t) const; \
+    template void CudaExec::sort_pairs<K, std::uint32_t>(Workspace&, const K*, K*, const std::uint32_t*, std::uint32_t*, \
+                                                         std::size_t, int, int) const;
+#define PK_SCAN(T) template std::size_t CudaExec::exclusive_sum_scratch_bytes<T>(std::size_t) const; \
+    template void CudaExec::exclusive_sum<T>(Workspace&, const T*, T*, std::size_t) const;
+#define PK_REDUCE_SCRATCH(Acc) template std::size_t CudaExec::reduce_scratch_bytes<Acc, SumOp>(std::size_t) const; \
+    template std::size_t CudaExec::reduce_scratch_bytes<Acc, MinOp>(std::size_t) const;                            \
+    template std::size_t CudaExec::reduce_scratch_bytes<Acc, MaxOp>(std::size_t) const;
+#define PK_REDUCE_OP(T, Acc, Op) template void CudaExec::transform_reduce<Acc, LoadAs<T, Acc>, Op>(Workspace&, std::size_t, const LoadAs<T, Acc>&, \
+                                                                      Op, Acc, Acc*) const;
+#define PK_REDUCE(T, Acc) PK_REDUCE_OP(T, Acc, SumOp) PK_REDUCE_OP(T, Acc, MinOp) PK_REDUCE_OP(T, Acc, MaxOp)
 
-template std::size_t sort_pairs_scratch_bytes<std::uint32_t>(const Backend&, std::size_t);
-template std::size_t sort_pairs_scratch_bytes<std::uint64_t>(const Backend&, std::size_t);
-template void sort_pairs<std::uint32_t>(const Backend&, Workspace&, const std::uint32_t*, std::uint32_t*,
-                                        const std::uint32_t*, std::uint32_t*, std::size_t, int, int);
-template void sort_pairs<std::uint64_t>(const Backend&, Workspace&, const std::uint64_t*, std::uint64_t*,
-                                        const std::uint32_t*, std::uint32_t*, std::size_t, int, int);
-template std::size_t exclusive_sum_scratch_bytes<std::uint32_t>(const Backend&, std::size_t);
-template std::size_t exclusive_sum_scratch_bytes<std::uint64_t>(const Backend&, std::size_t);
-template void exclusive_sum<std::uint32_t>(const Backend&, Workspace&, const std::uint32_t*, std::uint32_t*, std::size_t);
-template void exclusive_sum<std::uint64_t>(const Backend&, Workspace&, const std::uint64_t*, std::uint64_t*, std::size_t);
-#define PK_INSTANTIATE_REDUCE(T, Acc)                                                   \
-    template std::size_t reduce_scratch_bytes<T, Acc>(const Backend&, std::size_t); \
-    template void reduce<T, Acc>(const Backend&, Workspace&, ReduceKind, const T*, std::size_t, Acc*);
-PK_INSTANTIATE_REDUCE(float, double)
-PK_INSTANTIATE_REDUCE(double, double)
-PK_INSTANTIATE_REDUCE(float, float)
-PK_INSTANTIATE_REDUCE(std::uint32_t, std::uint64_t)
-PK_INSTANTIATE_REDUCE(std::uint32_t, std::uint32_t)
+PK_SORT(std::uint32_t)
+PK_SORT(std::uint64_t)
+PK_SCAN(std::uint32_t)
+PK_SCAN(std::uint64_t)
+PK_REDUCE_SCRATCH(double)
+PK_REDUCE_SCRATCH(float)
+PK_REDUCE_SCRATCH(std::uint64_t)
+PK_REDUCE_SCRATCH(std::uint32_t)
+PK_REDUCE(float, double)
+PK_REDUCE(double, double)
+PK_REDUCE(float, float)
+PK_REDUCE(std::uint32_t, std::uint64_t)
+PK_REDUCE(std::uint32_t, std::uint32_t)
+template void CudaExec::for_each<CountIntoBins>(std::size_t, const CountIntoBins&, const char*) const;
 
-}  // namespace partikel::detail::cuda_side
+}  // namespace partikel

@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "core/error.hpp"
+#include "base/error.hpp"
 
 namespace partikel::cuda_rt {
 

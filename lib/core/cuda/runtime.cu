@@ -3,7 +3,8 @@
 #include <cuda_runtime.h>
 
 #include "core/cuda/check.cuh"
-#include "core/error.hpp"
+#include "core/exec.hpp"
+#include "base/error.hpp"
 
 namespace partikel::cuda_rt {
 
@@ -186,3 +187,33 @@ void stream_wait_event(int device, void* stream, void* event) {
 }
 
 }  // namespace partikel::cuda_rt
+
+// ---- CudaExec's host-side members (core/exec.hpp) --------------------------------------------
+
+namespace partikel {
+
+CudaExec::CudaExec(const Backend& backend)
+    : backend_(backend), stream_(backend.stream()), device_(backend.device_index()) {
+    if (!backend.is_cuda()) throw UsageError("CudaExec: not a CUDA backend (" + backend.describe() + ")");
+    PK_CUDA_CHECK(cudaSetDevice(device_));
+}
+
+void CudaExec::synchronize() const { PK_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(stream_))); }
+
+void CudaExec::fill_zero(void* dst, std::size_t bytes) const {
+    if (bytes) PK_CUDA_CHECK(cudaMemsetAsync(dst, 0, bytes, static_cast<cudaStream_t>(stream_)));
+}
+
+void CudaExec::copy_to_host(void* dst, const void* src, std::size_t bytes) const {
+    if (!bytes) return;
+    PK_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, static_cast<cudaStream_t>(stream_)));
+    synchronize();
+}
+
+void CudaExec::copy_from_host(void* dst, const void* src, std::size_t bytes) const {
+    if (!bytes) return;
+    PK_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, static_cast<cudaStream_t>(stream_)));
+    synchronize();
+}
+
+}  // namespace partikel

@@ -9,7 +9,7 @@
 
 #include "compare/compare.hpp"
 #include "compare_results.hpp"
-#include "core/error.hpp"
+#include "base/error.hpp"
 #include "fixtures.hpp"
 #include "image_fixtures.hpp"
 #include "formats/reader.hpp"

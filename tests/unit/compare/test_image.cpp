@@ -5,7 +5,7 @@
 #include <fstream>
 
 #include "compare/image.hpp"
-#include "core/error.hpp"
+#include "base/error.hpp"
 #include "fixtures.hpp"
 #include "image_fixtures.hpp"
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "compare/match.hpp"
-#include "core/error.hpp"
+#include "base/error.hpp"
 
 using namespace partikel;
 using namespace partikel::compare;

@@ -8,7 +8,7 @@
 
 #include "compare/metrics.hpp"
 #include "compare/tolerance.hpp"
-#include "core/error.hpp"
+#include "base/error.hpp"
 
 using namespace partikel;
 using namespace partikel::compare;

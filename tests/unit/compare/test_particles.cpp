@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "compare/particles.hpp"
-#include "core/error.hpp"
+#include "base/error.hpp"
 #include "fixtures.hpp"
 
 using namespace partikel;

@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "compare/table.hpp"
-#include "core/error.hpp"
+#include "base/error.hpp"
 #include "fixtures.hpp"
 
 using namespace partikel;

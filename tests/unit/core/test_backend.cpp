@@ -4,8 +4,8 @@
 #include <string>
 
 #include "core/backend.hpp"
-#include "core/error.hpp"
-#include "core/log.hpp"
+#include "base/error.hpp"
+#include "base/log.hpp"
 #include "core/memory.hpp"
 
 using namespace partikel;

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "core/buffer.hpp"
-#include "core/error.hpp"
+#include "base/error.hpp"
 #include "core/event.hpp"
 #include "core/memory.hpp"
 #include "support/backends.hpp"

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/buffer.hpp"
+#include "core/dispatch.hpp"
 #include "kernels.hpp"
 #include "support/backends.hpp"
 
@@ -23,7 +24,7 @@ void saxpy_body(const Backend& b) {
         DeviceBuffer<float> dx(b, n), dy(b, n);
         dx.copy_from_host(x);
         dy.copy_from_host(y);
-        test::saxpy(b, n, 2.0f, dx.data(), dy.data());
+        with_exec(b, [&](const auto& e) { test::saxpy(e, n, 2.0f, dx.data(), dy.data()); });
         auto got = dy.to_vector();
         bool ok = true;
         for (std::size_t i = 0; i < n; ++i) ok = ok && got[i] == 2.0f * x[i] + y[i];
@@ -52,7 +53,9 @@ void atomics_body(const Backend& b) {
         std::vector<float> start_min = {1e30f}, start_max = {-1e30f};
         fmin.copy_from_host(start_min);
         fmax.copy_from_host(start_max);
-        test::atomic_checks(b, n, dv.data(), bins, counts.data(), max_out.data(), df.data(), fmin.data(), fmax.data());
+        with_exec(b, [&](const auto& e) {
+            test::atomic_checks(e, n, dv.data(), bins, counts.data(), max_out.data(), df.data(), fmin.data(), fmax.data());
+        });
         std::vector<std::uint32_t> want(bins, 0);
         for (auto v : values) ++want[v % bins];
         CHECK(counts.to_vector() == want);
@@ -83,8 +86,47 @@ void buffer_body(const Backend& b) {
     CHECK(std::equal(v.begin(), v.end(), pinned.data()));
 }
 
+void block_tiles_body(const Backend& b) {
+    for (std::size_t blocks : {std::size_t{1}, std::size_t{37}, std::size_t{1000}}) {
+        CAPTURE(blocks);
+        const std::size_t tiles = 3, n = blocks * tiles * 256;
+        std::vector<float> in(n);
+        for (std::size_t i = 0; i < n; ++i) in[i] = float(i % 251) - 100.0f;  // small integers: exact sums
+        DeviceBuffer<float> d_in(b, n), d_out(b, blocks * 256);
+        d_in.copy_from_host(in);
+        with_exec(b, [&](const auto& e) { test::block_tile_sums(e, blocks, tiles, d_in.data(), d_out.data()); });
+        const auto out = d_out.to_vector();
+        bool ok = true;
+        for (std::size_t blk = 0; blk < blocks; ++blk) {
+            float want = 0.0f;
+            for (std::size_t i = blk * tiles * 256; i < (blk + 1) * tiles * 256; ++i) want += in[i];
+            for (std::size_t t = 0; t < 256; ++t) ok = ok && out[blk * 256 + t] == want;
+        }
+        CHECK(ok);
+    }
+}
+
+void block_histogram_body(const Backend& b) {
+    for (std::uint32_t bin_count : {1u, 97u, 4096u, 20000u}) {  // 20000 bins: 80 KB of shared memory
+        CAPTURE(bin_count);
+        const std::size_t n = 300007;
+        std::mt19937 rng(bin_count);
+        std::vector<std::uint32_t> bins(n);
+        for (auto& v : bins) v = rng() % (bin_count + 3);  // some out of range: ignored
+        DeviceBuffer<std::uint32_t> d_bins(b, n), d_counts(b, bin_count);
+        d_bins.copy_from_host(bins);
+        with_exec(b, [&](const auto& e) { test::block_histogram(e, n, d_bins.data(), bin_count, d_counts.data()); });
+        std::vector<std::uint32_t> want(bin_count, 0);
+        for (auto v : bins)
+            if (v < bin_count) ++want[v];
+        CHECK(d_counts.to_vector() == want);
+    }
+}
+
 }  // namespace
 
+PK_BACKEND_TEST("core.for_each_block shares a tile between the threads of a block", block_tiles_body)
+PK_BACKEND_TEST("core.for_each_block privatises a histogram per block", block_histogram_body)
 PK_BACKEND_TEST("core.for_each runs every index once", saxpy_body)
 PK_BACKEND_TEST("core.atomics add/min/max under contention", atomics_body)
 PK_BACKEND_TEST("core.buffers copy, move and transfer", buffer_body)

@@ -3,6 +3,7 @@
 #include <limits>
 
 #include "formats/frame.hpp"
+#include "formats/records.hpp"
 #include "formats/stats.hpp"
 
 using namespace partikel;
@@ -67,4 +68,17 @@ TEST_CASE("column statistics skip non-finite values") {
     CHECK(s[0].max == 3.0);
     CHECK(s[0].mean == doctest::Approx(2.0));
     CHECK(s[0].non_finite == 1);
+}
+
+TEST_CASE("records view a column as scalars or Vec3 rows without copying") {
+    Column position("position", ScalarType::f32, 3, 10);
+    auto p = records<Vec3f>(position);
+    REQUIRE(p.size() == 10);
+    p[9] = {1.0f, 2.0f, 3.0f};
+    CHECK(position.values<float>()[29] == 3.0f);
+    CHECK(records<float>(position).size() == 30);
+    Column id("id", ScalarType::u64, 1, 10);
+    CHECK_THROWS_AS(records<Vec3f>(id), UsageError);
+    Column density("density", ScalarType::f32, 1, 4);
+    CHECK_THROWS_AS(records<Vec3f>(density), UsageError);
 }

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "core/vec.hpp"
+#include "base/vec.hpp"
 #include "frnn/cell_grid.hpp"
 
 namespace partikel::frnn::testing {

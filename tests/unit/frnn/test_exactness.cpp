@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/buffer.hpp"
+#include "core/dispatch.hpp"
 #include "frnn/brute_force.hpp"
 #include "frnn/cell_grid.hpp"
 #include "frnn/neighbor_list.hpp"
@@ -186,7 +187,7 @@ void callback_counts_body(const Backend& b, bool thorough) {
                     CAPTURE(shape_name(shape));
                     DeviceBuffer<std::uint32_t> counts(b, n), nb(b, n), cand(b, n);
                     count_neighbors(grid, shape, counts.data());
-                    search_stats_per_particle(grid, shape, nb.data(), cand.data(), nullptr);
+                    with_exec(b, [&](const auto& e) { search_stats_per_particle(e, grid.view(), shape, nb.data(), cand.data(), nullptr); });
                     const auto h_counts = counts.to_vector(), h_nb = nb.to_vector(), h_cand = cand.to_vector();
                     bool ok = true;
                     for (std::size_t s = 0; s < n; ++s) {

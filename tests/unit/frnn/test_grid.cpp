@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "core/buffer.hpp"
-#include "core/error.hpp"
+#include "base/error.hpp"
 #include "core/memory.hpp"
 #include "frnn/brute_force.hpp"
 #include "frnn/cell_grid.hpp"

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/buffer.hpp"
+#include "core/dispatch.hpp"
 #include "core/memory.hpp"
 #include "frnn/brute_force.hpp"
 #include "frnn/verlet_list.hpp"
@@ -22,7 +23,7 @@ bool counts_match(const Backend& b, const VerletList& verlet, const std::vector<
                   const DeviceBuffer<Vec3f>& pos, float radius) {
     const std::size_t n = positions.size();
     DeviceBuffer<std::uint32_t> counts(b, n);
-    count_neighbors(b, verlet.view(), pos.data(), n, counts.data());
+    with_exec(b, [&](const auto& e) { count_neighbors(e, verlet.view(), pos.data(), n, counts.data()); });
     const auto got = counts.to_vector();
     const auto want = brute_force_neighbors(positions, make_box(verlet.spec().grid), radius);
     for (std::size_t i = 0; i < n; ++i)

@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <vector>
 
-#include "core/error.hpp"
+#include "base/error.hpp"
 #include "formats/reader.hpp"
 #include "sph/frame_io.hpp"
 #include "sph/scenes.hpp"

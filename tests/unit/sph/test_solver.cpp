@@ -10,7 +10,7 @@
 #include <random>
 #include <string>
 
-#include "core/error.hpp"
+#include "base/error.hpp"
 #include "core/memory.hpp"
 #include "sph/frame_io.hpp"
 #include "sph/scenes.hpp"

@@ -19,7 +19,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/error.hpp"
+#include "base/error.hpp"
 #include "image/exr.hpp"
 #include "sph/scenes.hpp"
 #include "support/exr_writer.hpp"

@@ -1,13 +1,11 @@
-// Columns on a backend: typed record views of a column, and transfers between a column's own
-// storage and backend memory (DeviceBuffer) with no staging copy on the host. Header-only and
-// free of CUDA headers (the backend does the copies).
+// Typed record views of a column: a scalar per value, or Vec3<T> per row of a 3-component
+// column, without copying (the column's storage is the array kernels and writers read).
 #pragma once
 
 #include <span>
-#include <type_traits>
+#include <string>
 
-#include "core/buffer.hpp"
-#include "core/vec.hpp"
+#include "base/vec.hpp"
 #include "formats/frame.hpp"
 
 namespace partikel::fmt {
@@ -42,26 +40,6 @@ template <class E> std::span<E> records(Column& column) {
 
 template <class E> std::span<const E> records(const Column& column) {
     return records<E>(const_cast<Column&>(column));
-}
-
-// A new buffer on `backend` holding the column's records.
-template <class E> DeviceBuffer<E> upload(const Backend& backend, const Column& column) {
-    const auto src = records<E>(column);
-    DeviceBuffer<E> buffer(backend, src.size());
-    if (!src.empty()) buffer.copy_from_host(src);
-    return buffer;
-}
-
-// The column's records into the start of `buffer` (which may be larger: reused across frames).
-template <class E> void upload(const Column& column, DeviceBuffer<E>& buffer) {
-    const auto src = records<E>(column);
-    if (!src.empty()) buffer.copy_from_host(src);
-}
-
-// The first records of `buffer` into the column (as many as the column holds).
-template <class E> void download(const DeviceBuffer<E>& buffer, Column& column) {
-    const auto dst = records<E>(column);
-    if (!dst.empty()) buffer.copy_to_host(dst);
 }
 
 }  // namespace partikel::fmt

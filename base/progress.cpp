@@ -1,4 +1,4 @@
-#include "core/progress.hpp"
+#include "base/progress.hpp"
 
 #include <unistd.h>
 

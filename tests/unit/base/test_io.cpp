@@ -7,8 +7,8 @@
 #include <fstream>
 #include <string>
 
-#include "core/error.hpp"
-#include "core/io.hpp"
+#include "base/error.hpp"
+#include "base/io.hpp"
 
 using namespace partikel;
 

@@ -1,4 +1,4 @@
-#include "core/io.hpp"
+#include "base/io.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -11,7 +11,7 @@
 #include <cstring>
 #include <vector>
 
-#include "core/error.hpp"
+#include "base/error.hpp"
 
 namespace partikel {
 

@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "core/launch.hpp"
+#include "base/hd.hpp"
 
 namespace partikel {
 

@@ -6,7 +6,7 @@
 #include <chrono>
 #include <string>
 
-#include "core/log.hpp"
+#include "base/log.hpp"
 
 namespace partikel {
 

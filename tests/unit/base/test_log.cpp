@@ -3,8 +3,8 @@
 #include <cstdio>
 #include <string>
 
-#include "core/log.hpp"
-#include "core/progress.hpp"
+#include "base/log.hpp"
+#include "base/progress.hpp"
 #include "core/timer.hpp"
 
 using namespace partikel;

@@ -1,0 +1,6 @@
+#include "core/cuda/exec_cuda.cuh"
+#include "frnn/neighbor_list_impl.hpp"
+
+namespace partikel::frnn {
+PK_FRNN_NEIGHBOR_LIST_INSTANTIATE(CudaExec)
+}
