@@ -1,0 +1,63 @@
+// The run loop every simulating program shares (sph-step, nbody-run, pic-track):
+//
+//   run::RunOptions options = ...;                        // from the shared flags (run/flags.hpp)
+//   auto writer = fmt::open_writer(path, writer_options);
+//   run::RunReport report = run::run_simulation(simulation, *writer, options, provenance, log);
+//
+// It advances until a simulated time or a number of steps, writes a frame every T of simulated
+// time or every N steps (the first state of a fresh run and the last state always), overlaps
+// frame output with the next steps (run/frame_output.hpp: two frames in flight, never dropped;
+// when the writer falls behind the steps wait and the progress line says so), writes the
+// diagnostics table, puts provenance on every frame, shows progress with ETA (a line every
+// `progress_interval_s` when stderr is not a terminal), and stops cleanly: on NumericalError the
+// frames written so far are kept and the error says up to which step; on SIGINT/SIGTERM the
+// frame being written is finished, the output is closed and kept, and the report says how far it
+// got (its last frame is a valid restart point).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "base/log.hpp"
+#include "formats/reader.hpp"
+#include "run/provenance.hpp"
+#include "run/simulation.hpp"
+
+namespace partikel::run {
+
+enum class TableFormat { tsv, csv, jsonl };
+
+struct RunOptions {
+    // Exactly one of until (model time unit) and steps (counted from the start state).
+    std::optional<double> until;
+    std::optional<std::int64_t> steps;
+    // At most one of every (model time unit) and every_steps; neither: first and last state only.
+    std::optional<double> every;
+    std::optional<std::int64_t> every_steps;
+    // Diagnostics table: at every frame, and every diag_every_steps steps in between.
+    std::string diag_path;  // "" none
+    TableFormat diag_format = TableFormat::tsv;
+    std::optional<std::int64_t> diag_every_steps;
+    bool show_progress = false;          // a bar on a terminal (or forced by --progress)
+    double progress_interval_s = 30.0;   // otherwise a log line this often (0: never)
+    std::string progress_label = "run";
+};
+
+struct RunReport {
+    std::int64_t first_step = 0, last_step = 0;
+    double first_time = 0.0, last_time = 0.0;  // model time unit
+    double wall_seconds = 0.0;
+    std::uint64_t frames_written = 0;
+    std::int64_t last_frame_step = -1;
+    bool interrupted = false;                 // stopped by SIGINT/SIGTERM
+    double writer_wait_seconds = 0.0;         // the steps waited this long for the frame writer
+    std::string summary() const;              // one line: steps, time, wall time, particle-steps/s, frames
+};
+
+// Runs `simulation` as described above. UsageError for inconsistent options (checked before
+// the first step); NumericalError and I/O errors propagate after the output is closed.
+RunReport run_simulation(Simulation& simulation, fmt::FrameWriter& writer, const RunOptions& options,
+                         const Provenance& provenance, Log& log);
+
+}  // namespace partikel::run

@@ -1,0 +1,18 @@
+// The frame a simulation starts from: any frame of a file or stream (by default the last, the
+// state a previous run ended in), read and verified like any other frame.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "formats/frame.hpp"
+
+namespace partikel::run {
+
+// Frame `index` (0-based; negative counts from the end, -1: the last) of `path` ("-": stdin).
+// Uses the file's index to jump there when it has one; otherwise reads every frame before it.
+// FormatError when the input holds no such frame.
+fmt::Frame read_start_frame(const std::string& path, std::int64_t index = -1);
+
+}  // namespace partikel::run
