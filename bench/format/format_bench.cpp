@@ -122,7 +122,6 @@ int main(int argc, char** argv) {
     tool.app().add_option("--json", json_path, "Append JSON lines here");
     tool.app().add_option("--zstd-cli", zstd_cli, "The zstd program to compare with")->capture_default_str();
     return tool.run(argc, argv, [&](tools::Tool& t) {
-        if (t.options().threads > 0) omp_set_num_threads(t.options().threads);
         const int threads = omp_get_max_threads();
         const Frame frame = sph_block(particles);
         const std::uint64_t raw = frame.payload_bytes();

@@ -9,9 +9,9 @@
 // builds the case, so that the particle counts equal DualSPHysics's at its dp.
 // Per size: warm-up steps, then timed steps without profiling (wall time with a device sync
 // per step), the same number with per-phase device timing, and the same number again with a
-// frame written every --output-every steps through sph::FrameOutput (as sph-step writes them:
+// frame written every --output-every steps through run::FrameOutput (as sph-step writes them:
 // captured on the device, copied and compressed while the solver steps on) into a stream file
-// in the temporary directory: its cost is the step time over that of the first run.
+// in --output-dir: its cost is the step time over that of the first run.
 //
 //   bench_sph --device cuda --sizes 1e6,4e6,16e6 --steps 50 --json sph.jsonl
 //   bench_sph --device cuda --configs dualsphysics --dx 0.0045,0.0028,0.00205   (the default dp)
@@ -27,9 +27,9 @@
 #include "core/timer.hpp"
 #include "partikel_config.hpp"
 #include "formats/reader.hpp"
-#include "sph/frame_output.hpp"
-#include "sph/scenes.hpp"
-#include "sph/solver.hpp"
+#include "run/frame_output.hpp"
+#include "sph/io/scenes.hpp"
+#include "sph/io/simulation.hpp"
 
 using namespace partikel;
 
@@ -79,10 +79,15 @@ int main(int argc, char** argv) {
     tool.app().add_option("--warmup", warmup, "Untimed steps first");
     tool.app().add_option("--json", json_path, "Append JSON lines here");
     tool.app().add_option("--subdivision", subdivision, "Grid cells of edge 2h / 2^k (-1: the solver's default)");
+    std::string output_dir_name = std::filesystem::temp_directory_path().string();
+    tool.app().add_option("--output-dir", output_dir_name,
+                          "Where the output run writes its frames (tmpfs such as /dev/shm: no disk in the way)")
+        ->capture_default_str();
     tool.app().add_option("--output-every", output_every,
                           "Output run: a frame every N steps (0, or more than --steps: no output run)");
     return tool.run(argc, argv, [&](tools::Tool& t) {
         Backend b = t.open_backend();
+        const std::filesystem::path output_dir(output_dir_name);
         std::ofstream json;
         if (!json_path.empty()) json.open(json_path, std::ios::app);
         std::printf("# %s, commit %s\n", b.describe().c_str(), PARTIKEL_GIT_COMMIT);
@@ -90,7 +95,9 @@ int main(int argc, char** argv) {
             for (double target : config == "dualsphysics" ? spacings : sizes) {
                 const sph::Scene scene = scene_for(target, config == "dualsphysics");
                 const std::size_t n = scene.particles.size();
-                sph::Solver solver(b, scene.params, scene.particles, 0, 0.0, {.grid_subdivision = subdivision});
+                sph::SphSimulation simulation(b, {scene.params, scene.particles, {}, 0, 0.0},
+                                              {.grid_subdivision = subdivision});
+                sph::Solver& solver = simulation.solver();
                 for (int i = 0; i < warmup; ++i) solver.step();
                 b.synchronize();
                 Stopwatch clock;
@@ -98,35 +105,40 @@ int main(int argc, char** argv) {
                 b.synchronize();
                 const double step_s = clock.seconds() / steps;
                 sph::Solver profiled(b, scene.params, solver.download(), solver.step_count(), solver.time(),
-                                     {.profile = true, .grid_subdivision = subdivision});
+                                     {.profile = true, .grid_subdivision = subdivision}, solver.download_previous());
                 for (int i = 0; i < steps; ++i) profiled.step();
                 std::printf("\n%s: %zu particles, dx %.5g m: %.3f ms/step, %.1f M particle-steps/s, %.0f B/particle\n",
                             config.c_str(), n, scene.params.dx_m, 1e3 * step_s, n / step_s / 1e6,
                             double(solver.device_bytes()) / double(n));
                 std::printf("%s", profiled.profile().report().c_str());
-                double output_step_s = 0.0, frame_bytes = 0.0;
+                double output_step_s = 0.0, frame_bytes = 0.0, writer_wait_s = 0.0;
                 const int frames = output_every > 0 ? steps / output_every : 0;
                 if (frames > 0) {
-                    // The unprofiled solver goes on, so that only the output differs from the first run.
-                    const auto path = std::filesystem::temp_directory_path() / "bench_sph_frames.pks";
+                    // The unprofiled solver goes on, so that only the output differs from the first
+                    // run; frames go through run::FrameOutput exactly as sph-step writes them.
+                    const auto path = output_dir / "bench_sph_frames.pks";
                     auto writer = fmt::open_writer(path.string());
-                    sph::FrameOutput output(solver, *writer);
-                    b.synchronize();
-                    Stopwatch output_clock;
-                    for (int i = 0; i < steps; ++i) {
-                        solver.step();
-                        if ((i + 1) % output_every == 0) output.write(solver);
+                    std::size_t staging_bytes = 0;
+                    {
+                        run::FrameOutput output(simulation, *writer, run::make_provenance("bench_sph", "", b.describe()));
+                        staging_bytes = output.device_bytes();
+                        b.synchronize();
+                        Stopwatch output_clock;
+                        for (int i = 0; i < steps; ++i) {
+                            solver.step();
+                            if ((i + 1) % output_every == 0) writer_wait_s += output.write();
+                        }
+                        b.synchronize();
+                        output_step_s = output_clock.seconds() / steps;
+                        output.finish();
                     }
-                    b.synchronize();
-                    output_step_s = output_clock.seconds() / steps;
-                    output.finish();
                     writer->finish();
                     frame_bytes = double(std::filesystem::file_size(path)) / double(frames);
                     std::filesystem::remove(path);
                     std::printf("output, a frame every %d steps: %.3f ms/step (%+.1f%% over none), %.1f MB per frame "
-                                "(%.1f B/particle), %.1f MB staging on the device\n",
+                                "(%.1f B/particle), %.1f MB staging on the device, the steps waited %.3f s for the writer\n",
                                 output_every, 1e3 * output_step_s, 100.0 * (output_step_s / step_s - 1.0),
-                                frame_bytes / 1e6, frame_bytes / double(n), double(output.device_bytes()) / 1e6);
+                                frame_bytes / 1e6, frame_bytes / double(n), double(staging_bytes) / 1e6, writer_wait_s);
                 }
                 if (json)
                     json << "{\"bench\":\"sph\",\"config\":\"" << config << "\",\"subdivision\":" << subdivision
@@ -135,7 +147,7 @@ int main(int argc, char** argv) {
                          << ",\"bytes_per_particle\":" << double(solver.device_bytes()) / double(n)
                          << ",\"phases\":" << profiled.profile().report_json()
                          << ",\"output_every\":" << output_every << ",\"output_step_seconds\":" << output_step_s
-                         << ",\"frame_bytes\":" << frame_bytes
+                         << ",\"frame_bytes\":" << frame_bytes << ",\"writer_wait_seconds\":" << writer_wait_s
                          << ",\"device\":" << json_quote(b.describe()) << ",\"commit\":\"" << PARTIKEL_GIT_COMMIT
                          << "\"}\n";
             }

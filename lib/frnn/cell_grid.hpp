@@ -150,6 +150,14 @@ std::uint64_t searched_cells(SearchShape shape, int k);
 // (dz + 2^k) * (2^(k+1)+1) + (dy + 2^k). Any k in 0..6 (host code).
 std::vector<std::int8_t> sphere_row_table(int k);
 
+// The subdivision k for a search of `radius` among particles `spacing` apart, as measured fastest
+// for SPH-like loads (docs/PERFORMANCE.md, "Neighbour search" and "SPH"): on the GPU the finest
+// cells whose edge radius / 2^k is still at least 0.8 spacing (k = 1 for radius 3 spacings,
+// 2 for 2 sqrt(3)): smaller cells leave too few candidates per row to fill the 32-candidate
+// chunks of the GPU traversal, larger ones test too many candidates per neighbour; on the CPU
+// k = 1.
+int default_subdivision(float radius, float spacing, bool gpu);
+
 class CellGrid {
 public:
     CellGrid(const Backend& backend, const GridSpec& spec, std::size_t max_particles);  // allocates all it ever needs

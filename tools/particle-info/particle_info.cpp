@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <cstring>
 
-#include <omp.h>
 #include <unistd.h>
 
 #include "common/tool.hpp"
@@ -152,7 +151,6 @@ int particle_info(std::span<const std::string> args) {
     tool.app().add_option("--frames", o.frames, "Frames to show: 3, 0:100:10, 5:, ... (0-based)");
     return tool.run(std::vector<std::string>(args.begin(), args.end()), [&](Tool& t) {
         o.stats = !no_stats;
-        if (t.options().threads > 0) omp_set_num_threads(t.options().threads);
         const std::string input = positional.empty() ? t.options().input : positional;
         if (!positional.empty() && t.options().input != "-")
             throw UsageError("give the input once: as -i FILE or as FILE");

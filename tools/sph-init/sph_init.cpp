@@ -6,8 +6,8 @@
 #include "common/tool.hpp"
 #include "formats/reader.hpp"
 #include "partikel_config.hpp"
-#include "sph/frame_io.hpp"
-#include "sph/scenes.hpp"
+#include "sph/io/frame_io.hpp"
+#include "sph/io/scenes.hpp"
 
 namespace partikel::tools {
 
