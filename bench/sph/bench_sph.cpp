@@ -1,6 +1,6 @@
 // SPH step time by phase on DualSPHysics's 3D dam break with an obstacle (sph-init
 // dam-break-obstacle) in two configurations:
-//   default       seed 000's scheme: Wendland C2, h = 1.5 dx, midpoint predictor-corrector
+//   default       Werner (2015)'s scheme: Wendland C2, h = 1.5 dx, midpoint predictor-corrector
 //                 (two neighbour passes per step), Shepard every 30 steps, alpha 0.1
 //   dualsphysics  the scene's own settings: cubic spline, h = sqrt(3) dx, Verlet (one pass),
 //                 Fourtakas diffusion, CFL 0.2 -- the peer case of docs/PERFORMANCE.md
@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "common/tool.hpp"
+#include "bench_program.hpp"
 #include "base/log.hpp"
 #include "core/timer.hpp"
 #include "partikel_config.hpp"
@@ -54,7 +54,7 @@ sph::Scene scene_for(double size, bool dualsphysics) {
         p.diffusion = sph::DensityDiffusion::none;
         p.shepard_every = 30;
         p.cfl = 0.3f;
-        p.density_min = p.density_max = 0.0f;  // seed 000 has no density limits
+        p.density_min = p.density_max = 0.0f;  // Werner (2015) has no density limits
     }
     return s;
 }
@@ -62,11 +62,9 @@ sph::Scene scene_for(double size, bool dualsphysics) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    tools::Tool tool("bench_sph", "Benchmark SPH steps by phase (dam break with obstacle)");
-    tool.add_common(tools::kDevice | tools::kThreads);
+    bench::BenchProgram tool("bench_sph", "Benchmark SPH steps by phase (dam break with obstacle)");
     std::vector<double> sizes = {1e6, 4e6, 16e6};
     std::vector<std::string> configs = {"default", "dualsphysics"};
-    std::string json_path;
     int steps = 50, warmup = 20, subdivision = -1, output_every = 10;
     // DualSPHysics 5.4's runs of this case on an H100 (issue 6): 1.04M, 4.04M, 10.1M particles.
     std::vector<double> spacings = {0.0045, 0.0028, 0.00205};
@@ -77,7 +75,6 @@ int main(int argc, char** argv) {
     tool.app().add_option("--configs", configs, "default and/or dualsphysics")->delimiter(',');
     tool.app().add_option("--steps", steps, "Timed steps");
     tool.app().add_option("--warmup", warmup, "Untimed steps first");
-    tool.app().add_option("--json", json_path, "Append JSON lines here");
     tool.app().add_option("--subdivision", subdivision, "Grid cells of edge 2h / 2^k (-1: the solver's default)");
     std::string output_dir_name = std::filesystem::temp_directory_path().string();
     tool.app().add_option("--output-dir", output_dir_name,
@@ -85,11 +82,11 @@ int main(int argc, char** argv) {
         ->capture_default_str();
     tool.app().add_option("--output-every", output_every,
                           "Output run: a frame every N steps (0, or more than --steps: no output run)");
-    return tool.run(argc, argv, [&](tools::Tool& t) {
-        Backend b = t.open_backend();
+    return tool.run(argc, argv, [&]() {
+        Backend b = tool.open_backend();
         const std::filesystem::path output_dir(output_dir_name);
         std::ofstream json;
-        if (!json_path.empty()) json.open(json_path, std::ios::app);
+        if (!tool.json_path().empty()) json.open(tool.json_path(), std::ios::app);
         std::printf("# %s, commit %s\n", b.describe().c_str(), PARTIKEL_GIT_COMMIT);
         for (const std::string& config : configs) {
             for (double target : config == "dualsphysics" ? spacings : sizes) {

@@ -49,14 +49,6 @@ std::string attribute_text(const AttributeValue& value, bool json) {
     }, value);
 }
 
-std::string component_label(std::uint32_t components, std::uint32_t k) {
-    static const char* const xyz[] = {"x", "y", "z"};
-    static const char* const voigt[] = {"xx", "yy", "zz", "yz", "xz", "xy"};
-    if (components == 1) return "";
-    if (components <= 3) return xyz[k];
-    if (components == 6) return voigt[k];
-    return std::to_string(k);
-}
 
 struct Options {
     bool json = false;
@@ -88,7 +80,7 @@ void print_text(const Frame& f, std::uint64_t index, const Options& o) {
                 const auto& s = stats[k];
                 char line[512];
                 std::snprintf(line, sizeof line, "%s %-2s  min %-13s  max %-13s  mean %s", k == 0 ? head : blank.c_str(),
-                              component_label(c.components(), k).c_str(), brief(s.min).c_str(), brief(s.max).c_str(),
+                              (c.components() > 1 ? component_names(c.components()).at(k) : std::string()).c_str(), brief(s.min).c_str(), brief(s.max).c_str(),
                               brief(s.mean).c_str());
                 std::string l = line;
                 if (s.non_finite) l += "  (" + std::to_string(s.non_finite) + " non-finite)";

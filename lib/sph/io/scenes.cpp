@@ -73,7 +73,7 @@ Scene dam_break(const SceneOptions& o) {
     const float depth = std::max(10.0f * p.dx_m, 3.0f * 2.0f * p.h_m * 1.01f);
     const float length = 6.0f * a, height = 4.0f * a;
     p.c0 = default_c0(o, std::sqrt(2.0f * 9.81f * 2.0f * a));
-    // DualSPHysics's artificial viscosity for dam breaks. With seed 000's 0.01 the front runs
+    // DualSPHysics's artificial viscosity for dam breaks. With Werner (2015)'s 0.01 the front runs
     // 8-13% ahead of Martin & Moyce at a/dx = 16; with 0.1 it stays within 7-9% (docs/SPH.md).
     p.alpha = 0.1f;
     const int layers = wall_layers(o);
@@ -250,7 +250,7 @@ Scene coastal(const SceneOptions& o) {
     return s;
 }
 
-// Seed 000's cluster benchmark: a plane inclined along z (rising 1 m per 4 m), about half
+// Werner (2015)'s cluster benchmark: a plane inclined along z (rising 1 m per 4 m), about half
 // flooded; the water runs down the slope.
 Scene inclined_plane(const SceneOptions& o) {
     Scene s;

@@ -1,4 +1,4 @@
-// Dam break against experiment (BRIEF 6): the surge-front position Z = x/a against
+// Dam break against experiment (docs/SPH.md, "Validation"): the surge-front position Z = x/a against
 // T = t sqrt(2g/a) of a water column a wide and 2a high (n^2 = 2), x measured from the
 // column's back wall; also no energy gain (the flow only converts potential energy and
 // dissipates it), no escapes and exact mass conservation.

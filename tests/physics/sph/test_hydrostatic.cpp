@@ -1,4 +1,4 @@
-// Still water (BRIEF 6): after settling, the pressure against depth follows rho0 g depth within
+// Still water (docs/SPH.md, "Validation"): after settling, the pressure against depth follows rho0 g depth within
 // 3% below the top layer; no particle escapes; mass is conserved exactly; the total energy
 // (kinetic + potential) does not grow without forcing.
 //

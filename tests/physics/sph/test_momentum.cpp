@@ -1,4 +1,4 @@
-// Momentum balance with the walls (BRIEF 6): for the fluid, dP/dt = M g + F_wall, where F_wall
+// Momentum balance with the walls (docs/SPH.md, "Validation"): for the fluid, dP/dt = M g + F_wall, where F_wall
 // is everything the tank (boundary particles and repulsive walls) exerts on it. In a still
 // tank the time-averaged wall force must carry the weight, F_wall = -M g, and the horizontal
 // momentum must stay ~0 (the tank is symmetric; a net sideways push would be a bug in the pair
