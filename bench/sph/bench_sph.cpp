@@ -27,6 +27,8 @@
 #include "core/timer.hpp"
 #include "partikel_config.hpp"
 #include "formats/reader.hpp"
+#include "base/io.hpp"
+#include "core/staged_copy.hpp"
 #include "run/frame_output.hpp"
 #include "sph/io/scenes.hpp"
 #include "sph/io/simulation.hpp"
@@ -59,6 +61,59 @@ sph::Scene scene_for(double size, bool dualsphysics) {
     return s;
 }
 
+// What bounds the output of one frame, measured on the current state: the device -> host copy
+// (staging and PCIe), building the frame on the host, encoding and writing it (compression on
+// every core, into the output directory), and the raw write rate of tmpfs and of a disk.
+struct OutputBounds {
+    double raw_bytes = 0, copy_s = 0, build_s = 0, encode_s = 0, tmpfs_write_gb_s = 0, disk_write_gb_s = 0;
+};
+
+double raw_write_gb_s(const std::filesystem::path& dir, std::size_t bytes) {
+    std::vector<unsigned char> data(bytes);
+    for (std::size_t i = 0; i < bytes; ++i) data[i] = static_cast<unsigned char>(i * 2654435761u >> 24);
+    const auto path = dir / "bench_sph_raw_write.bin";
+    Stopwatch clock;
+    {
+        auto out = OutputStream::open(path.string());
+        out->write(data.data(), data.size());
+        out->commit();  // includes fsync: the bytes are on the device
+    }
+    const double s = clock.seconds();
+    std::filesystem::remove(path);
+    return double(bytes) / s / 1e9;
+}
+
+OutputBounds measure_output_bounds(sph::SphSimulation& simulation, const std::filesystem::path& dir,
+                                   const std::string& disk_dir, int zstd_level) {
+    OutputBounds b;
+    StagedCopy staged(simulation.backend(), simulation.frame_buffer_capacity(), 1);
+    const run::FrameCapture capture = simulation.frame_capture();
+    for (const DeviceBytes& d : capture.buffers) b.raw_bytes += double(d.bytes);
+    simulation.backend().synchronize();
+    Stopwatch copy_clock;
+    staged.capture(0, capture.buffers);
+    const auto host = staged.wait(0);
+    b.copy_s = copy_clock.seconds();
+    Stopwatch build_clock;
+    const fmt::Frame frame = simulation.build_frame(host, capture);
+    b.build_s = build_clock.seconds();
+    staged.release(0);
+    const auto path = dir / "bench_sph_bound.pks";
+    fmt::WriterOptions wo;
+    wo.zstd_level = zstd_level;
+    Stopwatch encode_clock;
+    {
+        auto writer = fmt::open_writer(path.string(), wo);
+        writer->write(frame);
+        writer->finish();
+    }
+    b.encode_s = encode_clock.seconds();
+    std::filesystem::remove(path);
+    b.tmpfs_write_gb_s = raw_write_gb_s(dir, std::size_t(b.raw_bytes));
+    if (!disk_dir.empty()) b.disk_write_gb_s = raw_write_gb_s(disk_dir, std::size_t(b.raw_bytes));
+    return b;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -82,6 +137,11 @@ int main(int argc, char** argv) {
         ->capture_default_str();
     tool.app().add_option("--output-every", output_every,
                           "Output run: a frame every N steps (0, or more than --steps: no output run)");
+    int zstd_level = fmt::WriterOptions{}.zstd_level;
+    tool.app().add_option("--zstd-level", zstd_level, "The output run's compression level (negative: faster)")
+        ->capture_default_str();
+    std::string disk_dir;
+    tool.app().add_option("--disk-dir", disk_dir, "Also measure the raw write rate of this directory (a real disk)");
     return tool.run(argc, argv, [&]() {
         Backend b = tool.open_backend();
         const std::filesystem::path output_dir(output_dir_name);
@@ -109,12 +169,15 @@ int main(int argc, char** argv) {
                             double(solver.device_bytes()) / double(n));
                 std::printf("%s", profiled.profile().report().c_str());
                 double output_step_s = 0.0, frame_bytes = 0.0, writer_wait_s = 0.0;
+                OutputBounds bounds;
                 const int frames = output_every > 0 ? steps / output_every : 0;
                 if (frames > 0) {
                     // The unprofiled solver goes on, so that only the output differs from the first
                     // run; frames go through run::FrameOutput exactly as sph-step writes them.
                     const auto path = output_dir / "bench_sph_frames.pks";
-                    auto writer = fmt::open_writer(path.string());
+                    fmt::WriterOptions wo;
+                    wo.zstd_level = zstd_level;
+                    auto writer = fmt::open_writer(path.string(), wo);
                     std::size_t staging_bytes = 0;
                     {
                         run::FrameOutput output(simulation, *writer, run::make_provenance("bench_sph", "", b.describe()));
@@ -132,10 +195,22 @@ int main(int argc, char** argv) {
                     writer->finish();
                     frame_bytes = double(std::filesystem::file_size(path)) / double(frames);
                     std::filesystem::remove(path);
-                    std::printf("output, a frame every %d steps: %.3f ms/step (%+.1f%% over none), %.1f MB per frame "
-                                "(%.1f B/particle), %.1f MB staging on the device, the steps waited %.3f s for the writer\n",
-                                output_every, 1e3 * output_step_s, 100.0 * (output_step_s / step_s - 1.0),
+                    std::printf("output, a frame every %d steps (zstd %d): %.3f ms/step (%+.1f%% over none), %.1f MB per "
+                                "frame (%.1f B/particle), %.1f MB staging on the device, the steps waited %.3f s for the "
+                                "writer\n",
+                                output_every, zstd_level, 1e3 * output_step_s, 100.0 * (output_step_s / step_s - 1.0),
                                 frame_bytes / 1e6, frame_bytes / double(n), double(staging_bytes) / 1e6, writer_wait_s);
+                    bounds = measure_output_bounds(simulation, output_dir, disk_dir, zstd_level);
+                    std::printf("output bounds per frame of %.1f MB raw: device->host %.1f ms (%.1f GB/s), build %.1f ms, "
+                                "encode+write %.1f ms (%.2f GB/s of raw bytes), tmpfs write %.1f GB/s%s; the writer's "
+                                "limit %.1f ms per frame against %.1f ms of %d steps\n",
+                                bounds.raw_bytes / 1e6, 1e3 * bounds.copy_s, bounds.raw_bytes / bounds.copy_s / 1e9,
+                                1e3 * bounds.build_s, 1e3 * bounds.encode_s, bounds.raw_bytes / bounds.encode_s / 1e9,
+                                bounds.tmpfs_write_gb_s,
+                                bounds.disk_write_gb_s > 0
+                                    ? (", disk write " + std::to_string(bounds.disk_write_gb_s).substr(0, 5) + " GB/s").c_str()
+                                    : "",
+                                1e3 * (bounds.build_s + bounds.encode_s), 1e3 * step_s * output_every, output_every);
                 }
                 if (json)
                     json << "{\"bench\":\"sph\",\"config\":\"" << config << "\",\"subdivision\":" << subdivision
@@ -145,6 +220,10 @@ int main(int argc, char** argv) {
                          << ",\"phases\":" << profiled.profile().report_json()
                          << ",\"output_every\":" << output_every << ",\"output_step_seconds\":" << output_step_s
                          << ",\"frame_bytes\":" << frame_bytes << ",\"writer_wait_seconds\":" << writer_wait_s
+                         << ",\"zstd_level\":" << zstd_level << ",\"bounds\":{\"raw_bytes\":" << bounds.raw_bytes
+                         << ",\"copy_s\":" << bounds.copy_s << ",\"build_s\":" << bounds.build_s
+                         << ",\"encode_write_s\":" << bounds.encode_s << ",\"tmpfs_write_gb_s\":"
+                         << bounds.tmpfs_write_gb_s << ",\"disk_write_gb_s\":" << bounds.disk_write_gb_s << "}"
                          << ",\"device\":" << json_quote(b.describe()) << ",\"commit\":\"" << PARTIKEL_GIT_COMMIT
                          << "\"}\n";
             }

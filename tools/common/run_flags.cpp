@@ -19,6 +19,17 @@ void add_run_flags(CLI::App& app, RunFlags& f, const std::string& time_unit) {
         ->capture_default_str()
         ->group("Run");
     app.add_option("--diag-every-steps", o.diag_every_steps, "Also write a diagnostics row every N steps")->group("Run");
+    app.add_option("--zstd-level", f.zstd_level, "Frame compression level (-7..22; lower: faster, for frequent frames)")
+        ->check(CLI::Range(-7, 22))
+        ->capture_default_str()
+        ->group("Run");
+}
+
+fmt::WriterOptions writer_options(const RunFlags& f, Tool& tool) {
+    fmt::WriterOptions w;
+    w.zstd_level = f.zstd_level;
+    w.force = tool.options().force;
+    return w;
 }
 
 run::RunOptions run_options(const RunFlags& f, Tool& tool, const std::string& label) {

@@ -81,9 +81,7 @@ int sph_step(std::span<const std::string> args) {
         t.log().info("simulating " + std::to_string(simulation.size()) + " particles on " + backend.describe() +
                      " from step " + std::to_string(start.step) + " (t = " + std::to_string(start.time_s) + " s)");
 
-        fmt::WriterOptions wo;
-        wo.force = t.options().force;
-        auto writer = fmt::open_writer(t.options().output, wo);
+        auto writer = fmt::open_writer(t.options().output, writer_options(run_flags, t));
         const run::RunReport report = run::run_simulation(
             simulation, *writer, options, run::make_provenance("sph-step", t.command_line(), backend.describe()),
             t.log());
