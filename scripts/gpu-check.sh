@@ -9,7 +9,8 @@
 # --bench runs only the named benchmarks (default: all), each with the extra arguments given
 # by --args NAME "ARGS". --baseline TARBALL (a `git archive --prefix=base/` of an earlier
 # commit, carried in an ignored folder) builds the same benchmarks from that tree and runs
-# them with the same arguments, so that before and after are measured on one machine.
+# them with the same arguments, so that before and after are measured on one machine (a later
+# call on the same warm machine finds that build in /tmp/baseline and runs it again).
 #
 # Carry .deps (OpenEXR packages from ../shared/device/fetch-exr-debs.sh) when the machine
 # has no OpenEXR.
@@ -93,18 +94,23 @@ run_bench() {  # binary name output_prefix
   tail -40 "$OUT/$3$2.txt"
 }
 
+baseline_built=0
+if [ -n "$baseline_pid" ]; then
+  if wait "$baseline_pid"; then baseline_built=1; else echo "baseline build failed:"; tail -20 "$OUT/baseline-build.log"; status=1; fi
+elif [ -n "$baseline" ] || [ -x /tmp/baseline/build/bench/bench_sph ]; then
+  baseline_built=1  # built by an earlier call on this machine
+fi
+
 if [ $run_bench = 1 ]; then
   echo "== benchmarks"
   if [ ${#benches[@]} -eq 0 ]; then
     for b in "$build"/bench/bench_*; do [ -x "$b" ] && benches+=("$(basename "$b")"); done
   fi
   for b in "${benches[@]}"; do run_bench "$build/bench/$b" "$b" ""; done
-  if [ -n "$baseline_pid" ]; then
-    if wait "$baseline_pid"; then
-      for b in "${benches[@]}"; do run_bench "/tmp/baseline/build/bench/$b" "$b" "baseline_"; done
-    else
-      echo "baseline build failed:"; tail -20 "$OUT/baseline-build.log"; status=1
-    fi
+  if [ $baseline_built = 1 ]; then
+    for b in "${benches[@]}"; do
+      [ -x "/tmp/baseline/build/bench/$b" ] && run_bench "/tmp/baseline/build/bench/$b" "$b" "baseline_"
+    done
   fi
 fi
 exit $status

@@ -5,15 +5,11 @@
 #include <string>
 
 #include "base/error.hpp"
+#include "base/log.hpp"
 
 namespace partikel::run {
 
 namespace {
-std::string g(double v) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.6g", v);
-    return text;
-}
 // Simulated times are compared with a relative slack, so that a run meant to end at 1.5 does not
 // take one more step because accumulated time steps land 1e-15 short of it.
 constexpr double kTimeSlack = 1e-12;
@@ -25,14 +21,14 @@ Cadence::Cadence(const CadenceOptions& o, std::int64_t start_step, double start_
     if (until_.has_value() == steps_.has_value()) throw UsageError("give exactly one of --until and --steps");
     if (every_ && every_steps_) throw UsageError("give at most one of --every and --every-steps");
     if (until_) {
-        if (!std::isfinite(*until_)) throw UsageError("--until must be a finite time (got " + g(*until_) + ")");
+        if (!std::isfinite(*until_)) throw UsageError("--until must be a finite time (got " + format_g(*until_) + ")");
         if (*until_ < start_time * (1.0 - kTimeSlack) - 1e-300)
-            throw UsageError("--until " + g(*until_) + " lies before the start frame's time " + g(start_time) +
+            throw UsageError("--until " + format_g(*until_) + " lies before the start frame's time " + format_g(start_time) +
                              " (the run would take no step)");
     }
     if (steps_ && *steps_ < 0) throw UsageError("--steps must be >= 0 (got " + std::to_string(*steps_) + ")");
     if (every_ && !(std::isfinite(*every_) && *every_ > 0))
-        throw UsageError("--every must be a positive finite time (got " + g(*every_) + ")");
+        throw UsageError("--every must be a positive finite time (got " + format_g(*every_) + ")");
     if (every_steps_ && *every_steps_ <= 0)
         throw UsageError("--every-steps must be > 0 (got " + std::to_string(*every_steps_) + ")");
     if (every_) next_output_ = (std::floor(start_time / *every_ + 1e-9) + 1.0) * *every_;

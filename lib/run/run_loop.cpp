@@ -5,6 +5,7 @@
 #include <csignal>
 
 #include "base/error.hpp"
+#include "base/log.hpp"
 #include "base/io.hpp"
 #include "base/progress.hpp"
 #include "core/timer.hpp"
@@ -15,12 +16,6 @@
 namespace partikel::run {
 
 namespace {
-
-std::string g(double v) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.6g", v);
-    return text;
-}
 
 // Graceful interrupts for the life of a run: the first SIGINT/SIGTERM stops it between steps.
 struct GracefulInterrupts {
@@ -35,7 +30,7 @@ std::string RunReport::summary() const {
     char text[256];
     std::snprintf(text, sizeof text, "%lld steps (step %lld to %lld), time %s to %s, %.3g s wall, %llu frames",
                   static_cast<long long>(last_step - first_step), static_cast<long long>(first_step),
-                  static_cast<long long>(last_step), g(first_time).c_str(), g(last_time).c_str(), wall_seconds,
+                  static_cast<long long>(last_step), format_g(first_time).c_str(), format_g(last_time).c_str(), wall_seconds,
                   static_cast<unsigned long long>(frames_written));
     std::string s = text;
     if (steps > 0 && wall_seconds > 0 && particles > 0) {
@@ -119,7 +114,7 @@ RunReport run_simulation(Simulation& sim, fmt::FrameWriter& writer, const RunOpt
     report.interrupted = interrupt_signal() != 0;
     if (report.interrupted)
         log.note(std::string("interrupted by ") + (interrupt_signal() == SIGTERM ? "SIGTERM" : "SIGINT") +
-                 " at step " + std::to_string(report.last_step) + " (t = " + g(report.last_time) +
+                 " at step " + std::to_string(report.last_step) + " (t = " + format_g(report.last_time) +
                  "); the last frame of " + writer.name() + " is a restart point");
     return report;
 }

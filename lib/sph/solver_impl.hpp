@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "base/error.hpp"
+#include "base/log.hpp"
 #include "core/fast_math.hpp"
 #include "core/fields_impl.hpp"
 #include "core/reduce_ops.hpp"
@@ -138,12 +139,6 @@ template <class Exec> std::size_t workspace_bytes(const Exec& exec, std::size_t 
 }
 
 namespace detail {
-
-inline std::string format_g(double v) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.6g", v);
-    return text;
-}
 
 inline frnn::PeriodicWrap periodic_wrap(const SphParams& p) {
     frnn::PeriodicWrap w{0, p.domain_min, p.domain_max - p.domain_min};

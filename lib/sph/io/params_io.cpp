@@ -1,6 +1,6 @@
 #include "sph/io/params_io.hpp"
 
-#include <algorithm>
+#include <functional>
 #include <variant>
 
 #include "base/error.hpp"
@@ -8,43 +8,97 @@
 namespace partikel::sph {
 
 namespace {
-std::vector<double> vec(Vec3f v) { return {v.x, v.y, v.z}; }
+
+// Every parameter a frame carries, once: its attribute key and where it lives in SphParams.
+struct RealParam {
+    const char* key;
+    float& (*field)(SphParams&);
+};
+struct IntParam {
+    const char* key;
+    int& (*field)(SphParams&);
+};
+struct VectorParam {
+    const char* key;
+    Vec3f& (*field)(SphParams&);
+};
+struct NamedParam {  // an enumeration, as its name
+    const char* key;
+    std::string (*write)(const SphParams&);
+    void (*read)(SphParams&, const std::string&);
+};
+
+#define PK_FIELD(member) [](SphParams& p) -> decltype(auto) { return (p.member); }
+const RealParam kReals[] = {
+    {"sph.dx", PK_FIELD(dx_m)},
+    {"sph.h", PK_FIELD(h_m)},
+    {"sph.rho0", PK_FIELD(rho0)},
+    {"sph.c0", PK_FIELD(c0)},
+    {"sph.gamma", PK_FIELD(gamma)},
+    {"sph.alpha", PK_FIELD(alpha)},
+    {"sph.laminar_nu", PK_FIELD(laminar_nu)},
+    {"sph.xsph_epsilon", PK_FIELD(xsph_epsilon)},
+    {"sph.diffusion_delta", PK_FIELD(diffusion_delta)},
+    {"sph.cfl", PK_FIELD(cfl)},
+    {"sph.dt_max", PK_FIELD(dt_max_s)},
+    {"sph.dt_min", PK_FIELD(dt_min_s)},
+    {"sph.runaway_speed", PK_FIELD(runaway_speed)},
+    {"sph.density_min", PK_FIELD(density_min)},
+    {"sph.density_max", PK_FIELD(density_max)},
+    {"sph.wall_stiffness", PK_FIELD(wall_stiffness)},
+    {"sph.wall_damping", PK_FIELD(wall_damping)},
+    {"sph.wave_maker.amplitude", PK_FIELD(wave_maker.amplitude_m)},
+    {"sph.wave_maker.period", PK_FIELD(wave_maker.period_s)},
+    {"sph.boundary_motion.period", PK_FIELD(boundary_motion.period_s)},
+};
+const IntParam kInts[] = {
+    {"sph.shepard_every", PK_FIELD(shepard_every)},
+    {"sph.verlet_euler_every", PK_FIELD(verlet_euler_every)},
+    {"sph.wave_maker.face", PK_FIELD(wave_maker.face)},
+};
+const VectorParam kVectors[] = {
+    {"sph.gravity", PK_FIELD(gravity)},
+    {"domain.min", PK_FIELD(domain_min)},
+    {"domain.max", PK_FIELD(domain_max)},
+    {"sph.boundary_motion.amplitude", PK_FIELD(boundary_motion.amplitude_m)},
+};
+#undef PK_FIELD
+const NamedParam kNamed[] = {
+    {"sph.kernel", [](const SphParams& p) { return std::string(to_string(p.kernel)); },
+     [](SphParams& p, const std::string& s) { p.kernel = parse_kernel(s); }},
+    {"sph.density", [](const SphParams& p) { return std::string(to_string(p.density)); },
+     [](SphParams& p, const std::string& s) { p.density = parse_density_scheme(s); }},
+    {"sph.diffusion", [](const SphParams& p) { return std::string(to_string(p.diffusion)); },
+     [](SphParams& p, const std::string& s) { p.diffusion = parse_diffusion(s); }},
+    {"sph.integrator", [](const SphParams& p) { return std::string(to_string(p.integrator)); },
+     [](SphParams& p, const std::string& s) { p.integrator = parse_integrator(s); }},
+    {"sph.faces", [](const SphParams& p) { return faces_to_string(p.faces); },
+     [](SphParams& p, const std::string& s) { p.faces = parse_faces(s); }},
+};
+
+const fmt::AttributeValue* find(const fmt::Frame& frame, const char* key) {
+    auto it = frame.attributes.find(key);
+    return it == frame.attributes.end() ? nullptr : &it->second;
+}
+
+double number(const fmt::AttributeValue& v, const char* key) {
+    if (const auto* d = std::get_if<double>(&v)) return *d;
+    if (const auto* i = std::get_if<std::int64_t>(&v)) return double(*i);
+    throw FormatError(std::string("attribute ") + key + " is not a number");
+}
+
 }  // namespace
 
-void write_attributes(const SphParams& p, fmt::Frame& frame) {
+void write_attributes(const SphParams& params, fmt::Frame& frame) {
+    SphParams p = params;  // the accessors are shared with reading
     auto& a = frame.attributes;
-    a["sph.dx"] = double(p.dx_m);
-    a["sph.h"] = double(p.h_m);
-    a["sph.rho0"] = double(p.rho0);
-    a["sph.c0"] = double(p.c0);
-    a["sph.gamma"] = double(p.gamma);
-    a["sph.alpha"] = double(p.alpha);
-    a["sph.laminar_nu"] = double(p.laminar_nu);
-    a["sph.gravity"] = vec(p.gravity);
-    a["sph.kernel"] = std::string(to_string(p.kernel));
-    a["sph.density"] = std::string(to_string(p.density));
-    a["sph.shepard_every"] = std::int64_t(p.shepard_every);
-    a["sph.xsph_epsilon"] = double(p.xsph_epsilon);
-    a["sph.diffusion"] = std::string(to_string(p.diffusion));
-    a["sph.diffusion_delta"] = double(p.diffusion_delta);
-    a["sph.integrator"] = std::string(to_string(p.integrator));
-    a["sph.verlet_euler_every"] = std::int64_t(p.verlet_euler_every);
-    a["sph.cfl"] = double(p.cfl);
-    a["sph.dt_max"] = double(p.dt_max_s);
-    a["sph.dt_min"] = double(p.dt_min_s);
-    a["sph.runaway_speed"] = double(p.runaway_speed);
-    a["sph.density_min"] = double(p.density_min);
-    a["sph.density_max"] = double(p.density_max);
-    a["domain.min"] = vec(p.domain_min);
-    a["domain.max"] = vec(p.domain_max);
-    a["sph.faces"] = faces_to_string(p.faces);
-    a["sph.wall_stiffness"] = double(p.wall_stiffness);
-    a["sph.wall_damping"] = double(p.wall_damping);
-    a["sph.wave_maker.face"] = std::int64_t(p.wave_maker.face);
-    a["sph.wave_maker.amplitude"] = double(p.wave_maker.amplitude_m);
-    a["sph.wave_maker.period"] = double(p.wave_maker.period_s);
-    a["sph.boundary_motion.amplitude"] = vec(p.boundary_motion.amplitude_m);
-    a["sph.boundary_motion.period"] = double(p.boundary_motion.period_s);
+    for (const auto& r : kReals) a[r.key] = double(r.field(p));
+    for (const auto& r : kInts) a[r.key] = std::int64_t(r.field(p));
+    for (const auto& r : kVectors) {
+        const Vec3f v = r.field(p);
+        a[r.key] = std::vector<double>{v.x, v.y, v.z};
+    }
+    for (const auto& r : kNamed) a[r.key] = r.write(p);
     if (!p.terrain.empty()) {
         a["sph.terrain.nx"] = std::int64_t(p.terrain.nx);
         a["sph.terrain.nz"] = std::int64_t(p.terrain.nz);
@@ -55,92 +109,31 @@ void write_attributes(const SphParams& p, fmt::Frame& frame) {
     }
 }
 
-namespace {
-struct AttributeReader {
-    const fmt::Frame& frame;
-    const fmt::AttributeValue* find(const char* key) const {
-        auto it = frame.attributes.find(key);
-        return it == frame.attributes.end() ? nullptr : &it->second;
-    }
-    void get(const char* key, float& out) const {
-        if (auto* v = find(key)) {
-            if (auto* d = std::get_if<double>(v))
-                out = static_cast<float>(*d);
-            else if (auto* i = std::get_if<std::int64_t>(v))
-                out = static_cast<float>(*i);
-            else
-                throw FormatError(std::string("attribute ") + key + " is not a number");
-        }
-    }
-    void get(const char* key, int& out) const {
-        if (auto* v = find(key)) {
-            if (auto* i = std::get_if<std::int64_t>(v))
-                out = static_cast<int>(*i);
-            else if (auto* d = std::get_if<double>(v))
-                out = static_cast<int>(*d);
-            else
-                throw FormatError(std::string("attribute ") + key + " is not a number");
-        }
-    }
-    void get(const char* key, Vec3f& out) const {
-        if (auto* v = find(key)) {
-            auto* d = std::get_if<std::vector<double>>(v);
-            if (!d || d->size() != 3) throw FormatError(std::string("attribute ") + key + " is not a 3-vector");
-            out = {float((*d)[0]), float((*d)[1]), float((*d)[2])};
-        }
-    }
-    template <class F> void get_text(const char* key, F&& parse) const {
-        if (auto* v = find(key)) {
-            auto* s = std::get_if<std::string>(v);
-            if (!s) throw FormatError(std::string("attribute ") + key + " is not text");
-            parse(*s);
-        }
-    }
-};
-}  // namespace
-
 SphParams read_attributes(const fmt::Frame& frame, SphParams p) {
-    AttributeReader r{frame};
-    r.get("sph.dx", p.dx_m);
-    r.get("sph.h", p.h_m);
-    r.get("sph.rho0", p.rho0);
-    r.get("sph.c0", p.c0);
-    r.get("sph.gamma", p.gamma);
-    r.get("sph.alpha", p.alpha);
-    r.get("sph.laminar_nu", p.laminar_nu);
-    r.get("sph.gravity", p.gravity);
-    r.get_text("sph.kernel", [&](const std::string& s) { p.kernel = parse_kernel(s); });
-    r.get_text("sph.density", [&](const std::string& s) { p.density = parse_density_scheme(s); });
-    r.get("sph.shepard_every", p.shepard_every);
-    r.get("sph.xsph_epsilon", p.xsph_epsilon);
-    r.get_text("sph.diffusion", [&](const std::string& s) { p.diffusion = parse_diffusion(s); });
-    r.get("sph.diffusion_delta", p.diffusion_delta);
-    r.get_text("sph.integrator", [&](const std::string& s) { p.integrator = parse_integrator(s); });
-    r.get("sph.verlet_euler_every", p.verlet_euler_every);
-    r.get("sph.cfl", p.cfl);
-    r.get("sph.dt_max", p.dt_max_s);
-    r.get("sph.dt_min", p.dt_min_s);
-    r.get("sph.runaway_speed", p.runaway_speed);
-    r.get("sph.density_min", p.density_min);
-    r.get("sph.density_max", p.density_max);
-    r.get("domain.min", p.domain_min);
-    r.get("domain.max", p.domain_max);
-    r.get_text("sph.faces", [&](const std::string& s) { p.faces = parse_faces(s); });
-    r.get("sph.wall_stiffness", p.wall_stiffness);
-    r.get("sph.wall_damping", p.wall_damping);
-    r.get("sph.wave_maker.face", p.wave_maker.face);
-    r.get("sph.wave_maker.amplitude", p.wave_maker.amplitude_m);
-    r.get("sph.wave_maker.period", p.wave_maker.period_s);
-    r.get("sph.boundary_motion.amplitude", p.boundary_motion.amplitude_m);
-    r.get("sph.boundary_motion.period", p.boundary_motion.period_s);
-    if (r.find("sph.terrain.height")) {
-        r.get("sph.terrain.nx", p.terrain.nx);
-        r.get("sph.terrain.nz", p.terrain.nz);
-        r.get("sph.terrain.x0", p.terrain.x0_m);
-        r.get("sph.terrain.z0", p.terrain.z0_m);
-        r.get("sph.terrain.cell", p.terrain.cell_m);
-        auto* h = std::get_if<std::vector<double>>(r.find("sph.terrain.height"));
+    for (const auto& r : kReals)
+        if (const auto* v = find(frame, r.key)) r.field(p) = static_cast<float>(number(*v, r.key));
+    for (const auto& r : kInts)
+        if (const auto* v = find(frame, r.key)) r.field(p) = static_cast<int>(number(*v, r.key));
+    for (const auto& r : kVectors)
+        if (const auto* v = find(frame, r.key)) {
+            const auto* d = std::get_if<std::vector<double>>(v);
+            if (!d || d->size() != 3) throw FormatError(std::string("attribute ") + r.key + " is not a 3-vector");
+            r.field(p) = {float((*d)[0]), float((*d)[1]), float((*d)[2])};
+        }
+    for (const auto& r : kNamed)
+        if (const auto* v = find(frame, r.key)) {
+            const auto* s = std::get_if<std::string>(v);
+            if (!s) throw FormatError(std::string("attribute ") + r.key + " is not text");
+            r.read(p, *s);
+        }
+    if (const auto* heights = find(frame, "sph.terrain.height")) {
+        auto* h = std::get_if<std::vector<double>>(heights);
         if (!h) throw FormatError("attribute sph.terrain.height is not a vector");
+        for (const auto& [key, out] : {std::pair{"sph.terrain.nx", &p.terrain.nx}, std::pair{"sph.terrain.nz", &p.terrain.nz}})
+            if (const auto* v = find(frame, key)) *out = static_cast<int>(number(*v, key));
+        for (const auto& [key, out] : {std::pair{"sph.terrain.x0", &p.terrain.x0_m}, std::pair{"sph.terrain.z0", &p.terrain.z0_m},
+                                       std::pair{"sph.terrain.cell", &p.terrain.cell_m}})
+            if (const auto* v = find(frame, key)) *out = static_cast<float>(number(*v, key));
         p.terrain.height_m.assign(h->begin(), h->end());
     }
     return p;
