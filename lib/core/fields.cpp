@@ -80,7 +80,7 @@ FieldArrays::Moves FieldArrays::moves(unsigned flags) {
     Moves m;
     for (std::size_t f = 0; f < table_.size(); ++f) {
         if (!has(int(f)) || !(table_[f].flags & flags)) continue;
-        if (m.count == Moves::kMax) throw UsageError("FieldArrays: more than 16 fields move together");
+        if (m.count == Moves::kMax) throw UsageError("FieldArrays: more than 12 fields move together");
         const SpareRef ref = spare_of_[f];
         std::byte* spare = ref.field >= 0 ? buffers_[static_cast<std::size_t>(ref.field)].data()
                                           : spares_[static_cast<std::size_t>(ref.own)].data();

@@ -89,7 +89,7 @@ public:
 
     // The buffers one gather or compaction moves: from each field into its spare.
     struct Moves {
-        static constexpr int kMax = 16;
+        static constexpr int kMax = 12;
         struct Slot {
             const std::byte* src;
             std::byte* dst;

@@ -63,13 +63,6 @@ bool bit_identical(const PreviousStep& a, const PreviousStep& b) {
     return true;
 }
 
-// Every field FrameSnapshot and download_frame() fill, mass and kind included.
-bool bit_identical(const SolverFrame& a, const SolverFrame& b) {
-    return bit_identical(a.particles, b.particles) && a.particles.mass == b.particles.mass &&
-           a.particles.kind == b.particles.kind && bit_identical(a.previous, b.previous) && a.step == b.step &&
-           a.time_s == b.time_s && a.dt_s == b.dt_s && a.removed == b.removed;
-}
-
 }  // namespace
 
 namespace {
