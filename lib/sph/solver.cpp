@@ -1,5 +1,6 @@
 #include "sph/solver.hpp"
 
+#include <cmath>
 #include <numeric>
 #include <span>
 
@@ -69,6 +70,10 @@ Solver::Solver(const Backend& backend, const SphParams& params, const ParticleSe
         throw UsageError("sph: the previous step's velocity and density (" + std::to_string(previous.velocity.size()) +
                          ", " + std::to_string(previous.density.size()) + " values) differ in length from the " +
                          std::to_string(n) + " particles");
+    for (std::size_t i = 0; i < n; ++i)
+        if (!(particles.mass[i] > 0.0f) || !std::isfinite(particles.mass[i]))
+            throw UsageError("sph: particle " + std::to_string(particles.id[i]) + " has mass " +
+                             std::to_string(particles.mass[i]) + " kg; masses must be positive and finite");
     // Verlet continues from the previous step's v and rho (its first step is then a Verlet
     // step, as in an uninterrupted run); without them it starts with an Euler step.
     const bool restore_previous = params.integrator == Integrator::verlet && !previous.empty();
