@@ -39,6 +39,7 @@ Octree::Octree(const Backend& backend, std::size_t max_bodies, int leaf_capacity
     cube_ = DeviceBuffer<Vec4f>(backend, max_nodes_);
     quad_ = DeviceBuffer<Vec4f>(backend, max_nodes_);
     links_ = DeviceBuffer<NodeLinks>(backend, max_nodes_);
+    node_level_ = DeviceBuffer<std::uint8_t>(backend, max_nodes_);
     quad_yz_ = DeviceBuffer<float>(backend, max_nodes_);
     const std::size_t scratch = with_exec(backend, [&](const auto& e) { return scratch_bytes(e, max_bodies); });
     workspace_.reserve(backend, std::max<std::size_t>(scratch, 256));
@@ -58,7 +59,7 @@ TreeView Octree::view() const {
 std::size_t Octree::device_bytes() const {
     return keys_.bytes() + sorted_keys_.bytes() + index_.bytes() + order_.bytes() + window_levels_.bytes() +
            leaf_level_.bytes() + node_offset_.bytes() + com_mass_.bytes() + cube_.bytes() + quad_.bytes() +
-           links_.bytes() + quad_yz_.bytes() + workspace_.size();
+           links_.bytes() + node_level_.bytes() + quad_yz_.bytes() + workspace_.size();
 }
 
 }  // namespace partikel::nbody

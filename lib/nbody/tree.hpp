@@ -36,6 +36,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "base/hd.hpp"
 #include "base/vec.hpp"
 #include "core/backend.hpp"
 #include "core/buffer.hpp"
@@ -51,18 +52,21 @@ struct BoundingBox {
     std::uint32_t nonfinite;
 };
 
+// What the walk reads at every node it visits, with the centre of mass: one 16-byte load.
 struct alignas(16) NodeLinks {
-    std::uint32_t next;   // the node after this one's subtree (node_count: the end)
-    std::uint32_t begin;  // bodies [begin, end) in curve order
-    std::uint32_t end;
-    std::uint16_t level;  // 0: the root
-    std::uint16_t leaf;   // 1: no children (children of k otherwise start at k + 1)
+    static constexpr std::uint32_t kLeafBit = 1u << 31;
+    std::uint32_t next;          // the node after this one's subtree (node_count: the end)
+    std::uint32_t begin;         // bodies [begin, end()) in curve order
+    std::uint32_t end_and_leaf;  // end, | kLeafBit for a leaf (no children; else they start at k + 1)
+    float half;                  // half the cell's edge
+    PK_HD std::uint32_t end() const { return end_and_leaf & ~kLeafBit; }
+    PK_HD bool leaf() const { return (end_and_leaf & kLeafBit) != 0; }
 };
 
 // The tree as the walk reads it; trivially copyable, passed by value into kernels.
 struct TreeView {
     const Vec4f* com_mass = nullptr;  // centre of mass, mass
-    const Vec4f* cube = nullptr;      // centre of the cell, half its edge
+    const Vec4f* cube = nullptr;      // centre of the cell, half its edge (read only for theta > 1/sqrt(3))
     const NodeLinks* links = nullptr;
     const Vec4f* quad = nullptr;      // Qxx, Qyy, Qxy, Qxz (traceless: Qzz = -Qxx - Qyy)
     const float* quad_yz = nullptr;   // Qyz
@@ -94,6 +98,7 @@ public:
     const std::uint32_t* order() const { return order_.data(); }
     const std::uint64_t* sorted_keys() const { return sorted_keys_.data(); }
     const std::uint8_t* leaf_levels() const { return leaf_level_.data(); }  // per body in curve order
+    const std::uint8_t* node_levels() const { return node_level_.data(); }  // per node, 0: the root
     TreeView view() const;
     std::size_t node_count() const { return node_count_; }
     std::size_t body_count() const { return n_; }
@@ -119,6 +124,7 @@ private:
     DeviceBuffer<std::uint32_t> node_offset_;  // bodies + 1: nodes owned, then their first index
     DeviceBuffer<Vec4f> com_mass_, cube_, quad_;
     DeviceBuffer<NodeLinks> links_;
+    DeviceBuffer<std::uint8_t> node_level_;
     DeviceBuffer<float> quad_yz_;
     Workspace workspace_;
 };

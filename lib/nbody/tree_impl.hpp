@@ -121,6 +121,7 @@ struct WriteNodes {
     std::uint32_t max_depth;
     NodeLinks* links;
     Vec4f* cube;
+    std::uint8_t* node_level;
     PK_HD void operator()(std::size_t k) const {
         const auto i = static_cast<std::uint32_t>(k);
         const int leaf = leaf_level[i];
@@ -147,9 +148,10 @@ struct WriteNodes {
                 end = lo;
             }
             const std::uint32_t node = offset[i] + static_cast<std::uint32_t>(level - first_level);
-            links[node] = NodeLinks{end < n ? offset[end] : node_count, i, end, static_cast<std::uint16_t>(level),
-                                    static_cast<std::uint16_t>(level == leaf ? 1 : 0)};
             const double size = c.edge / double(1u << level);
+            links[node] = NodeLinks{end < n ? offset[end] : node_count, i,
+                                    end | (level == leaf ? NodeLinks::kLeafBit : 0u), float(0.5 * size)};
+            node_level[node] = static_cast<std::uint8_t>(level);
             const int drop = kMortonBitsPerAxis - level;
             cube[node] = Vec4f{float(c.lo[0] + (double(cell[0] >> drop) + 0.5) * size),
                                float(c.lo[1] + (double(cell[1] >> drop) + 0.5) * size),
@@ -173,27 +175,28 @@ PK_DEVICE_INLINE void add_quadrupole(float m, Vec3f d, Vec4f& q, float& qyz) {
 struct Multipoles {
     const Vec4f* bodies;
     const NodeLinks* links;
+    const std::uint8_t* node_level;
     const Vec4f* cube;
     Vec4f* com_mass;
     Vec4f* quad;
     float* quad_yz;
     std::uint32_t level;
     PK_HD void operator()(std::size_t k) const {
+        if (node_level[k] != level) return;
         const NodeLinks node = links[k];
-        if (node.level != level) return;
         const Vec3f centre = cube[k].xyz();
         float mass = 0.0f;
         Vec3f moment{0.0f, 0.0f, 0.0f};
         Vec4f q{0.0f, 0.0f, 0.0f, 0.0f};
         float qyz = 0.0f;
-        if (node.leaf) {
-            for (std::uint32_t j = node.begin; j < node.end; ++j) {
+        if (node.leaf()) {
+            for (std::uint32_t j = node.begin; j < node.end(); ++j) {
                 const Vec4f b = bodies[j];
                 mass += b.w;
                 moment += b.w * (b.xyz() - centre);
             }
             const Vec3f com = mass > 0.0f ? moment / mass : Vec3f{0.0f, 0.0f, 0.0f};
-            for (std::uint32_t j = node.begin; j < node.end; ++j) {
+            for (std::uint32_t j = node.begin; j < node.end(); ++j) {
                 const Vec4f b = bodies[j];
                 add_quadrupole(b.w, (b.xyz() - centre) - com, q, qyz);
             }
@@ -232,6 +235,7 @@ template <bool WithPotential, bool Quadrupole> struct TreeWalkGroups {
     float G;
     float eps2;
     float open_factor;  // (2 / theta)^2: the cell of half edge h is used whole when d^2 > h^2 open_factor
+    bool guard;         // theta > 1/sqrt(3): also require the group's box outside the cell's cube
     std::uint32_t group_offset;
     const std::uint32_t* first_group;
     Vec4f* out;
@@ -268,30 +272,35 @@ template <bool WithPotential, bool Quadrupole> struct TreeWalkGroups {
         std::uint32_t k = 0;
         while (k < tree.node_count) {
             const NodeLinks node = tree.links[k];
-            const Vec4f cube = tree.cube[k];
             const Vec4f com = tree.com_mass[k];
-            // Distance from the centre of mass to the group's box, and whether the box lies
-            // outside the cell's cube (with a relative margin for the rounding of both).
+            // Distance from the centre of mass to the group's box.
             const float ex = fabsf(com.x - centre.x) - half.x, ey = fabsf(com.y - centre.y) - half.y,
                         ez = fabsf(com.z - centre.z) - half.z;
             const float dx = ex > 0.0f ? ex : 0.0f, dy = ey > 0.0f ? ey : 0.0f, dz = ez > 0.0f ? ez : 0.0f;
-            const float d2 = dx * dx + dy * dy + dz * dz;
-            const float reach = 1.0001f * cube.w;
-            const bool outside = fabsf(cube.x - centre.x) > reach + half.x || fabsf(cube.y - centre.y) > reach + half.y ||
-                                 fabsf(cube.z - centre.z) > reach + half.z;
-            if (outside && d2 > cube.w * cube.w * open_factor) {
+            bool use_whole = dx * dx + dy * dy + dz * dz > node.half * node.half * open_factor;
+            if (use_whole && guard) {
+                // The group's box must lie outside the cell's cube (a relative margin for rounding).
+                // For theta <= 1/sqrt(3) the distance test already implies it: d > l sqrt(3).
+                const Vec4f cube = tree.cube[k];
+                const float reach = 1.0001f * cube.w;
+                use_whole = fabsf(cube.x - centre.x) > reach + half.x || fabsf(cube.y - centre.y) > reach + half.y ||
+                            fabsf(cube.z - centre.z) > reach + half.z;
+            }
+            if (use_whole) {
                 const Vec4f q = Quadrupole ? tree.quad[k] : Vec4f{0.0f, 0.0f, 0.0f, 0.0f};
                 const float qyz = Quadrupole ? tree.quad_yz[k] : 0.0f;
                 b.threads([&](int t) { add_cell<WithPotential, Quadrupole>(self[t], com, q, qyz, eps2, a[t], phi[t]); });
                 ++cells;
                 k = node.next;
-            } else if (node.leaf) {
+            } else if (node.leaf()) {
+                const Vec4f* leaf_begin = bodies + node.begin;
+                const Vec4f* leaf_end = bodies + node.end();
                 b.threads([&](int t) {
-                    for (std::uint32_t j = node.begin; j < node.end; ++j)
-                        add_point_mass<WithPotential, float>(self[t], bodies[j], eps2, a[t], phi[t],
-                                                             j == first + std::uint32_t(t));
+                    const Vec4f* me = bodies + first + std::uint32_t(t);
+                    for (const Vec4f* q = leaf_begin; q != leaf_end; ++q)
+                        add_point_mass<WithPotential, float>(self[t], *q, eps2, a[t], phi[t], q == me);
                 });
-                pairs += node.end - node.begin;
+                pairs += node.end() - node.begin;
                 k = node.next;
             } else {
                 ++k;
@@ -363,14 +372,15 @@ template <class Exec> void Octree::build_nodes(const Exec& exec, const BoundingB
                              std::to_string(max_nodes_));
     exec.for_each(n,
                   kernels::WriteNodes{box, sorted_keys_.data(), leaf_level_.data(), node_offset_.data(), n32, capacity,
-                                      static_cast<std::uint32_t>(max_depth_), links_.data(), cube_.data()},
+                                      static_cast<std::uint32_t>(max_depth_), links_.data(), cube_.data(),
+                                      node_level_.data()},
                   "nbody.tree.nodes");
 }
 
 template <class Exec> void Octree::compute_multipoles(const Exec& exec, const Vec4f* bodies) {
     for (int level = max_depth_; level >= 0; --level)
         exec.for_each(node_count_,
-                      kernels::Multipoles{bodies, links_.data(), cube_.data(), com_mass_.data(), quad_.data(),
+                      kernels::Multipoles{bodies, links_.data(), node_level_.data(), cube_.data(), com_mass_.data(), quad_.data(),
                                           quad_yz_.data(), static_cast<std::uint32_t>(level)},
                       "nbody.tree.multipoles");
 }
@@ -381,6 +391,7 @@ template <class Exec> void tree_forces(const Exec& exec, const TreeWalk& w) {
         throw UsageError("nbody: tree walk of groups beyond the bodies");
     const float eps2 = softening2(w.softening);
     const float open_factor = (2.0f / w.theta) * (2.0f / w.theta);
+    const bool guard = w.theta * w.theta > 1.0f / 3.0f;
     const std::size_t blocks = w.group_end - w.group_begin;
     const std::size_t shared = kGroupSize * sizeof(Vec4f);
     auto launch = [&](auto walk) {
@@ -390,6 +401,7 @@ template <class Exec> void tree_forces(const Exec& exec, const TreeWalk& w) {
         walk.G = w.G;
         walk.eps2 = eps2;
         walk.open_factor = open_factor;
+        walk.guard = guard;
         walk.group_offset = static_cast<std::uint32_t>(w.group_begin);
         walk.first_group = w.first_group;
         walk.out = w.out;

@@ -29,51 +29,52 @@ std::size_t check_structure(const HostTree& h, int capacity, int depth) {
     const std::size_t n = h.bodies.size(), nodes = h.links.size();
     REQUIRE(nodes >= 1);
     CHECK(h.links[0].begin == 0);
-    CHECK(h.links[0].end == n);
-    CHECK(h.links[0].level == 0);
+    CHECK(h.links[0].end() == n);
+    CHECK(h.levels[0] == 0);
     CHECK(h.links[0].next == nodes);
     std::vector<int> covered(n, 0);
     std::size_t leaves = 0;
     for (std::size_t k = 0; k < nodes; ++k) {
         CAPTURE(k);
         const NodeLinks& node = h.links[k];
-        REQUIRE(node.begin < node.end);
-        REQUIRE(node.end <= n);
-        const std::uint32_t count = node.end - node.begin;
+        REQUIRE(node.begin < node.end());
+        REQUIRE(node.end() <= n);
+        const std::uint32_t count = node.end() - node.begin;
         // All bodies of a cell share its key prefix; the bodies just outside do not.
-        for (std::uint32_t i = node.begin; i < node.end; ++i) CHECK(levels_shared(h.keys[node.begin], h.keys[i]) >= node.level);
-        if (node.begin > 0) CHECK(levels_shared(h.keys[node.begin - 1], h.keys[node.begin]) < node.level);
-        if (node.end < n) CHECK(levels_shared(h.keys[node.end - 1], h.keys[node.end]) < node.level);
+        for (std::uint32_t i = node.begin; i < node.end(); ++i) CHECK(levels_shared(h.keys[node.begin], h.keys[i]) >= h.levels[k]);
+        if (node.begin > 0) CHECK(levels_shared(h.keys[node.begin - 1], h.keys[node.begin]) < h.levels[k]);
+        if (node.end() < n) CHECK(levels_shared(h.keys[node.end() - 1], h.keys[node.end()]) < h.levels[k]);
         // The skip link: the node after the subtree begins where this one ends.
         REQUIRE(node.next > k);
         REQUIRE(node.next <= nodes);
-        if (node.next < nodes) CHECK(h.links[node.next].begin == node.end);
+        if (node.next < nodes) CHECK(h.links[node.next].begin == node.end());
         for (std::size_t d = k + 1; d < node.next; ++d) {
-            CHECK(h.links[d].level > node.level);
+            CHECK(h.levels[d] > h.levels[k]);
             CHECK(h.links[d].begin >= node.begin);
-            CHECK(h.links[d].end <= node.end);
+            CHECK(h.links[d].end() <= node.end());
         }
-        if (node.leaf) {
+        if (node.leaf()) {
             ++leaves;
             CHECK(node.next == k + 1);
-            CHECK((count <= std::uint32_t(capacity) || node.level == depth));
-            for (std::uint32_t i = node.begin; i < node.end; ++i) ++covered[i];
+            CHECK((count <= std::uint32_t(capacity) || h.levels[k] == depth));
+            for (std::uint32_t i = node.begin; i < node.end(); ++i) ++covered[i];
         } else {
             CHECK(count > std::uint32_t(capacity));
-            CHECK(node.level < depth);
+            CHECK(h.levels[k] < depth);
             // Children partition the cell's bodies, in order, one level down.
             std::uint32_t expected = node.begin;
             for (std::uint32_t c = std::uint32_t(k) + 1; c < node.next; c = h.links[c].next) {
-                CHECK(h.links[c].level == node.level + 1);
+                CHECK(h.levels[c] == h.levels[k] + 1);
                 CHECK(h.links[c].begin == expected);
-                expected = h.links[c].end;
+                expected = h.links[c].end();
             }
-            CHECK(expected == node.end);
+            CHECK(expected == node.end());
         }
         // The cube holds its bodies (to float rounding of the cube's centre and edge).
         const Vec4f cube = h.cube[k];
+        CHECK(node.half == cube.w);
         const float slack = 1e-5f * (std::fabs(cube.x) + std::fabs(cube.y) + std::fabs(cube.z) + cube.w);
-        for (std::uint32_t i = node.begin; i < node.end; ++i) {
+        for (std::uint32_t i = node.begin; i < node.end(); ++i) {
             CHECK(std::fabs(h.bodies[i].x - cube.x) <= cube.w + slack);
             CHECK(std::fabs(h.bodies[i].y - cube.y) <= cube.w + slack);
             CHECK(std::fabs(h.bodies[i].z - cube.z) <= cube.w + slack);
@@ -89,7 +90,7 @@ void check_multipoles(const HostTree& h) {
         CAPTURE(k);
         const NodeLinks& node = h.links[k];
         double m = 0, mx = 0, my = 0, mz = 0;
-        for (std::uint32_t i = node.begin; i < node.end; ++i) {
+        for (std::uint32_t i = node.begin; i < node.end(); ++i) {
             const Vec4f b = h.bodies[i];
             m += b.w;
             mx += b.w * double(b.x);
@@ -103,7 +104,7 @@ void check_multipoles(const HostTree& h) {
         CHECK(std::fabs(h.com[k].y - cy) <= 1e-5 * size + 1e-6 * std::fabs(cy));
         CHECK(std::fabs(h.com[k].z - cz) <= 1e-5 * size + 1e-6 * std::fabs(cz));
         double q[5] = {0, 0, 0, 0, 0};  // xx, yy, xy, xz, yz
-        for (std::uint32_t i = node.begin; i < node.end; ++i) {
+        for (std::uint32_t i = node.begin; i < node.end(); ++i) {
             const Vec4f b = h.bodies[i];
             const double dx = b.x - cx, dy = b.y - cy, dz = b.z - cz, d2 = dx * dx + dy * dy + dz * dz;
             q[0] += b.w * (3 * dx * dx - d2);

@@ -21,6 +21,7 @@ struct HostTree {
     std::vector<std::uint32_t> order;
     std::vector<std::uint64_t> keys;
     std::vector<NodeLinks> links;
+    std::vector<std::uint8_t> levels;
     std::vector<Vec4f> com, cube, quad;
     std::vector<float> qyz;
     std::vector<Vec4f> accel;  // from tree_forces, when walked
@@ -99,6 +100,7 @@ inline HostTree build_tree(const Backend& backend, const std::vector<Vec3d>& x, 
     const TreeView v = tree.view();
     const std::size_t nodes = v.node_count;
     h.links = read(backend, v.links, nodes);
+    h.levels = read(backend, tree.node_levels(), nodes);
     h.com = read(backend, v.com_mass, nodes);
     h.cube = read(backend, v.cube, nodes);
     h.quad = read(backend, v.quad, nodes);
@@ -152,8 +154,8 @@ inline std::uint64_t per_body_interactions(const HostTree& h, float theta) {
             if (l * l < double(theta) * theta * (dx * dx + dy * dy + dz * dz)) {
                 ++count;
                 k = node.next;
-            } else if (node.leaf) {
-                count += node.end - node.begin;
+            } else if (node.leaf()) {
+                count += node.end() - node.begin;
                 k = node.next;
             } else {
                 ++k;
