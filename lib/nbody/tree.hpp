@@ -22,15 +22,15 @@
 // children (monopole, centre of mass, traceless quadrupole about it).
 //
 // The walk. Bodies are walked in groups of 32 consecutive bodies along the curve (a warp on
-// the GPU, one OpenMP task on the CPU). The group walks the tree once, stack-free: at node k it
-// uses the cell whole when l / d < theta for every body of the group -- d measured from the
-// cell's centre of mass to the group's bounding box, so that the test holds for each body's
-// own distance -- and the group's box lies outside the cell's cube (which only matters for
-// theta > 1/sqrt(3), where a cell could otherwise contain a body it is applied to: the
-// "exploding cell" of Salmon & Warren 1994); then it goes to next(k). A leaf it cannot use
-// whole is summed body by body; any other cell is opened (k + 1). Every decision is the same
-// for the whole group: no divergence on the GPU, one decision per node for 32 bodies on the
-// CPU.
+// the GPU, one task on the CPU), stack-free: at node k the group uses the cell whole when it is
+// far enough for every body of the group -- l / d < theta with d from the body to the cell's
+// centre of mass, and for theta > 1/sqrt(3) the body outside the cell's cube (Salmon & Warren's
+// "exploding cell", 1994; below that the distance test implies it) -- and goes on to next(k);
+// a leaf it cannot use whole is summed body by body; any other cell is opened (k + 1). Each
+// body evaluates its own test and the group opens the cell if any body needs it (a warp vote on
+// the GPU, as in Burtscher & Pingali's CUDA Barnes-Hut, 2011): control flow is the same for the
+// whole group, and every body's force meets the opening criterion, some with more detail than
+// it asked for.
 #pragma once
 
 #include <cstddef>

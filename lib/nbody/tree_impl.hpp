@@ -227,6 +227,20 @@ struct Multipoles {
     }
 };
 
+// Whether any thread of a block of one warp says yes: a warp vote on the GPU; on the CPU, where
+// one thread runs the block's threads one after the other, their answers ORed. Every thread
+// gets the same answer, so the block's control flow stays uniform. (A block collective like
+// this would sit well beside PerThread in core/exec.hpp.)
+template <class Block, class Predicate> PK_DEVICE_INLINE bool any_thread(Block& b, Predicate predicate) {
+    static_assert(Block::kThreads == 32, "any_thread: the block is one warp");
+    bool any = false;
+    b.threads([&](int t) { any = any || predicate(t); });
+#if defined(__CUDA_ARCH__)
+    any = __any_sync(0xffffffffu, any);
+#endif
+    return any;
+}
+
 template <bool WithPotential, bool Quadrupole> struct TreeWalkGroups {
     static constexpr int kThreads = kGroupSize;
     TreeView tree;
@@ -235,58 +249,48 @@ template <bool WithPotential, bool Quadrupole> struct TreeWalkGroups {
     float G;
     float eps2;
     float open_factor;  // (2 / theta)^2: the cell of half edge h is used whole when d^2 > h^2 open_factor
-    bool guard;         // theta > 1/sqrt(3): also require the group's box outside the cell's cube
+    bool guard;         // theta > 1/sqrt(3): also require the body outside the cell's cube
     std::uint32_t group_offset;
     const std::uint32_t* first_group;
     Vec4f* out;
     std::uint32_t* cell_interactions;
     std::uint32_t* body_interactions;
 
+    // The opening test of one body: the cell may be used whole for it (l/d < theta, and for
+    // theta > 1/sqrt(3) the body outside the cell's cube, with a relative margin for rounding;
+    // for smaller theta the distance test already implies that: d > sqrt(3) l).
+    PK_DEVICE_INLINE bool far_enough(Vec4f body, Vec4f com, float half, std::uint32_t k) const {
+        const float dx = body.x - com.x, dy = body.y - com.y, dz = body.z - com.z;
+        bool far = dx * dx + dy * dy + dz * dz > half * half * open_factor;
+        if (far && guard) {
+            const Vec4f cube = tree.cube[k];
+            const float reach = 1.0001f * cube.w;
+            far = fabsf(body.x - cube.x) > reach || fabsf(body.y - cube.y) > reach || fabsf(body.z - cube.z) > reach;
+        }
+        return far;
+    }
+
     template <class Block> PK_HD void operator()(Block& b) const {
         const std::uint32_t g = group_offset + static_cast<std::uint32_t>(b.index());
         if (first_group && g < *first_group) return;
         const std::uint32_t first = g * kGroupSize;
         const std::uint32_t count = n - first < std::uint32_t(kGroupSize) ? n - first : std::uint32_t(kGroupSize);
-        Vec4f* group = b.template shared<Vec4f>();
         PerThread<Vec4f, Block> self(b);
         PerThread<Vec3f, Block> a(b);
         PerThread<float, Block> phi(b);
         b.threads([&](int t) {
             // Lanes past the last body repeat it and write nothing.
             self[t] = bodies[first + (std::uint32_t(t) < count ? std::uint32_t(t) : count - 1)];
-            group[t] = self[t];
             a[t] = Vec3f{0.0f, 0.0f, 0.0f};
             phi[t] = 0.0f;
         });
-        b.sync();
-        // The group's bounding box (the same in every thread).
-        Vec3f lo = group[0].xyz(), hi = lo;
-        for (std::uint32_t j = 1; j < count; ++j) {
-            const Vec3f p = group[j].xyz();
-            lo = Vec3f{p.x < lo.x ? p.x : lo.x, p.y < lo.y ? p.y : lo.y, p.z < lo.z ? p.z : lo.z};
-            hi = Vec3f{p.x > hi.x ? p.x : hi.x, p.y > hi.y ? p.y : hi.y, p.z > hi.z ? p.z : hi.z};
-        }
-        const Vec3f centre = 0.5f * (lo + hi);
-        const Vec3f half = 0.5f * (hi - lo);
         std::uint32_t cells = 0, pairs = 0;
         std::uint32_t k = 0;
         while (k < tree.node_count) {
             const NodeLinks node = tree.links[k];
             const Vec4f com = tree.com_mass[k];
-            // Distance from the centre of mass to the group's box.
-            const float ex = fabsf(com.x - centre.x) - half.x, ey = fabsf(com.y - centre.y) - half.y,
-                        ez = fabsf(com.z - centre.z) - half.z;
-            const float dx = ex > 0.0f ? ex : 0.0f, dy = ey > 0.0f ? ey : 0.0f, dz = ez > 0.0f ? ez : 0.0f;
-            bool use_whole = dx * dx + dy * dy + dz * dz > node.half * node.half * open_factor;
-            if (use_whole && guard) {
-                // The group's box must lie outside the cell's cube (a relative margin for rounding).
-                // For theta <= 1/sqrt(3) the distance test already implies it: d > l sqrt(3).
-                const Vec4f cube = tree.cube[k];
-                const float reach = 1.0001f * cube.w;
-                use_whole = fabsf(cube.x - centre.x) > reach + half.x || fabsf(cube.y - centre.y) > reach + half.y ||
-                            fabsf(cube.z - centre.z) > reach + half.z;
-            }
-            if (use_whole) {
+            // The cell is used whole only when it is far enough for every body of the group.
+            if (!any_thread(b, [&](int t) { return !far_enough(self[t], com, node.half, k); })) {
                 const Vec4f q = Quadrupole ? tree.quad[k] : Vec4f{0.0f, 0.0f, 0.0f, 0.0f};
                 const float qyz = Quadrupole ? tree.quad_yz[k] : 0.0f;
                 b.threads([&](int t) { add_cell<WithPotential, Quadrupole>(self[t], com, q, qyz, eps2, a[t], phi[t]); });
@@ -393,7 +397,7 @@ template <class Exec> void tree_forces(const Exec& exec, const TreeWalk& w) {
     const float open_factor = (2.0f / w.theta) * (2.0f / w.theta);
     const bool guard = w.theta * w.theta > 1.0f / 3.0f;
     const std::size_t blocks = w.group_end - w.group_begin;
-    const std::size_t shared = kGroupSize * sizeof(Vec4f);
+    const std::size_t shared = 0;
     auto launch = [&](auto walk) {
         walk.tree = w.tree;
         walk.bodies = w.bodies;
