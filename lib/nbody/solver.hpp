@@ -11,8 +11,8 @@
 //   hybrid  the tree with its walk split between the GPU and CPU threads (nbody/hybrid.hpp).
 //
 // Everything is allocated in the constructor; step(), diagnostics() and the frame views
-// allocate nothing (tests check device_allocation_count()). A step synchronises with the
-// device once (the tree's node count; for direct, the check for non-finite positions).
+// allocate nothing (tests check device_allocation_count()). A step waits for the device at
+// most twice: the tree's node count and the check for non-finite positions.
 #pragma once
 
 #include <cstddef>

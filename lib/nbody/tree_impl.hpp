@@ -227,6 +227,17 @@ struct Multipoles {
     }
 };
 
+// dx^2 + dy^2 + dz^2 with every product and sum rounded (no fused multiply-add on the GPU, where
+// the compiler would otherwise contract them), so that the walk takes the same decisions on both
+// backends from the same tree: the hybrid's CPU and GPU halves then walk exactly the same cells.
+PK_DEVICE_INLINE float rounded_square_sum(float dx, float dy, float dz) {
+#if defined(__CUDA_ARCH__)
+    return __fadd_rn(__fadd_rn(__fmul_rn(dx, dx), __fmul_rn(dy, dy)), __fmul_rn(dz, dz));
+#else
+    return dx * dx + dy * dy + dz * dz;  // ISO C++ mode: no contraction
+#endif
+}
+
 // Whether any thread of a block of one warp says yes: a warp vote on the GPU; on the CPU, where
 // one thread runs the block's threads one after the other, their answers ORed. Every thread
 // gets the same answer, so the block's control flow stays uniform. (A block collective like
@@ -261,7 +272,7 @@ template <bool WithPotential, bool Quadrupole> struct TreeWalkGroups {
     // for smaller theta the distance test already implies that: d > sqrt(3) l).
     PK_DEVICE_INLINE bool far_enough(Vec4f body, Vec4f com, float half, std::uint32_t k) const {
         const float dx = body.x - com.x, dy = body.y - com.y, dz = body.z - com.z;
-        bool far = dx * dx + dy * dy + dz * dz > half * half * open_factor;
+        bool far = rounded_square_sum(dx, dy, dz) > half * half * open_factor;
         if (far && guard) {
             const Vec4f cube = tree.cube[k];
             const float reach = 1.0001f * cube.w;

@@ -103,7 +103,10 @@ TEST_CASE("nbody.io: bad start frames are refused with a clear error") {
 TEST_CASE("nbody.io: the simulation's frames and diagnostics, as the run loop builds them") {
     const Model m = plummer({.n = 500, .seed = 9});
     StartState start{m.bodies, m.params, 0, 0.0};
-    NbodySimulation sim(Backend::cpu(2), start, {.write_acceleration = true, .write_potential = true});
+    SimulationOptions options;
+    options.write_acceleration = true;
+    options.write_potential = true;
+    NbodySimulation sim(Backend::cpu(2), start, options);
     const auto columns = sim.diagnostics_columns();
     std::vector<double> first = sim.diagnostics();
     REQUIRE(first.size() == columns.size());

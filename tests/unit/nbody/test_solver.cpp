@@ -176,7 +176,9 @@ void hybrid_equals_tree(const Backend& backend) {
                 ", worst relative difference ", worst);
         CHECK(h.cpu_groups > 0);
         CHECK(h.cpu_groups < h.groups);
-        // Bit-identical on the CPU; on the GPU, the two processors' roundings (fast reciprocal square root, fused multiply-adds).
+        // Bit-identical on the CPU; on the GPU the same cells (the walk's decisions are rounded
+        // alike on both), summed with each processor's rounding (approximate reciprocal square
+        // root, fused multiply-adds).
         CHECK(worst <= (backend.is_cpu() ? 0.0 : 1e-5));
         CHECK(tree.last_interactions().total() == hybrid.last_interactions().total());
     }
