@@ -5,9 +5,9 @@
 // thread sums the tile into its two targets. On the CPU each block runs on one OpenMP thread
 // (core/exec.hpp).
 //
-// When the targets alone would not fill the GPU (fewer than kFillBlocks blocks), the sources are
-// cut into slices that separate blocks sum into `partial`, added up afterwards in slice order:
-// the result does not depend on timing.
+// When the targets alone would not fill the GPU (fewer than 2,048 blocks), the sources are cut
+// into up to 64 slices that separate blocks sum into `partial`, added up afterwards in slice
+// order: the result does not depend on timing.
 #pragma once
 
 #include <cstddef>

@@ -161,9 +161,12 @@ ForceErrorStats Solver::force_error(std::size_t samples, std::uint64_t seed) {
     pick.resize(k);
     DeviceBuffer<std::uint32_t> chosen(s.backend, k);
     chosen.copy_from_host(pick);
-    DeviceBuffer<Vec4f> targets(s.backend, k), reference(s.backend, k), values(s.backend, k);
+    DeviceBuffer<Vec4f> targets(s.backend, k), reference(s.backend, k), values(s.backend, k), partial;
     with_exec(s.backend, [&](const auto& e) {
-        reference_accelerations(e, s, chosen.data(), k, targets.data(), reference.data(), values.data());
+        const std::size_t slices = reference_partial_capacity(e, k);
+        if (slices) partial = DeviceBuffer<Vec4f>(s.backend, slices);
+        reference_accelerations(e, s, chosen.data(), k, targets.data(), reference.data(), values.data(),
+                                partial.empty() ? nullptr : partial.data());
     });
     const std::vector<Vec4f> ref = reference.to_vector(), got = values.to_vector();
     std::vector<double> errors;

@@ -511,7 +511,7 @@ template <class Exec> Interactions count_interactions(const Exec& exec, SolverSt
 
 template <class Exec>
 void reference_accelerations(const Exec& exec, SolverState& s, const std::uint32_t* samples, std::size_t count,
-                             Vec4f* targets, Vec4f* reference, Vec4f* solver_values) {
+                             Vec4f* targets, Vec4f* reference, Vec4f* solver_values, Vec4f* partial) {
     exec.for_each(count, kernels::GatherSamples{samples, s.body.data(), s.accel.data(), targets, solver_values},
                   "nbody.gather_samples");
     DirectSum d;
@@ -524,8 +524,12 @@ void reference_accelerations(const Exec& exec, SolverState& s, const std::uint32
     d.softening = s.params.softening;
     d.double_sums = true;
     d.out = reference;
-    d.partial = nullptr;
+    d.partial = partial;
     direct_forces(exec, d);
+}
+
+template <class Exec> std::size_t reference_partial_capacity(const Exec& exec, std::size_t count) {
+    return direct_partial_capacity(exec, count);
 }
 
 // The family's instantiations, once per backend (solver_cpu.cpp, solver_cuda.cu).
@@ -537,6 +541,7 @@ void reference_accelerations(const Exec& exec, SolverState& s, const std::uint32
     template Diagnostics compute_diagnostics(const Exec&, SolverState&);                                   \
     template Interactions count_interactions(const Exec&, SolverState&);                                   \
     template void reference_accelerations(const Exec&, SolverState&, const std::uint32_t*, std::size_t,   \
-                                          Vec4f*, Vec4f*, Vec4f*);
+                                          Vec4f*, Vec4f*, Vec4f*, Vec4f*);                                 \
+    template std::size_t reference_partial_capacity(const Exec&, std::size_t);
 
 }  // namespace partikel::nbody

@@ -85,6 +85,7 @@ template <class Exec> Diagnostics compute_diagnostics(const Exec& exec, SolverSt
 template <class Exec> Interactions count_interactions(const Exec& exec, SolverState& s);
 template <class Exec>
 void reference_accelerations(const Exec& exec, SolverState& s, const std::uint32_t* samples, std::size_t count,
-                             Vec4f* targets, Vec4f* reference, Vec4f* solver_values);
+                             Vec4f* targets, Vec4f* reference, Vec4f* solver_values, Vec4f* partial);
+template <class Exec> std::size_t reference_partial_capacity(const Exec& exec, std::size_t count);
 
 }  // namespace partikel::nbody
