@@ -2,6 +2,7 @@
 // by tree_cpu.cpp and tree_cuda.cu.
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <string>
 
@@ -11,10 +12,6 @@
 #include "core/morton.hpp"
 #include "nbody/gravity.hpp"
 #include "nbody/tree.hpp"
-
-#if !defined(__CUDA_ARCH__)
-#include <bit>
-#endif
 
 namespace partikel::nbody {
 
