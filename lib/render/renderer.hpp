@@ -65,14 +65,14 @@ struct RenderSettings {
 
 // One frame's particles (host memory; finite positions).
 struct ParticleSpan {
-    std::span<const Vec3f> position;  // m
-    std::span<const float> radius_m;  // per particle, or empty (the settings' constant)
-    std::span<const float> value;     // colour values, or empty
+    std::span<const Vec3f> position{};  // m
+    std::span<const float> radius_m{};  // per particle, or empty (the settings' constant)
+    std::span<const float> value{};     // colour values, or empty
 };
 
 struct FrameInput {
-    ParticleSpan particles;  // fluid (fluid style) or the particles drawn
-    ParticleSpan opaque;     // fluid style: opaque spheres behind the fluid (boundary, terrain)
+    ParticleSpan particles{};  // fluid (fluid style) or the particles drawn
+    ParticleSpan opaque{};     // fluid style: opaque spheres behind the fluid (boundary, terrain)
 };
 
 // The images of one frame, planar floats, y = 0 the top row. Channels a style does not
