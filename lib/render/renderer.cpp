@@ -20,14 +20,15 @@ constexpr std::size_t kPairsPerSplat = 4;
 
 bool finite(Vec3f v) { return std::isfinite(v.x) && std::isfinite(v.y) && std::isfinite(v.z); }
 
+// `what`: "" or "opaque " (with its space), for messages.
 void check_radii(std::span<const float> radius, std::size_t n, const char* what) {
     if (radius.empty()) return;
     if (radius.size() != n)
-        throw UsageError(std::string("render: ") + std::to_string(radius.size()) + " " + what + " radii for " +
+        throw UsageError(std::string("render: ") + std::to_string(radius.size()) + " " + what + "radii for " +
                          std::to_string(n) + " particles");
     for (std::size_t i = 0; i < n; ++i)
         if (!(radius[i] > 0.0f) || !std::isfinite(radius[i]))
-            throw UsageError(std::string("render: ") + what + " particle " + std::to_string(i) +
+            throw UsageError(std::string("render: ") + what + "particle " + std::to_string(i) +
                              " has a radius that is not positive and finite (" + std::to_string(radius[i]) + ")");
 }
 
@@ -86,6 +87,7 @@ struct Renderer::Buffers {
     std::unique_ptr<TileBinner> binner;
     std::unique_ptr<frnn::CellGrid> grid;
     Vec3f grid_lo{}, grid_hi{};
+    Vec3f lo{}, hi{};  // bounds of the frame's particles (not the opaque ones)
 
     DeviceBuffer<float> depth[2], opaque_depth, thickness, count, r, g, b, a, z, nx, ny, nz, weight;
     DeviceBuffer<std::uint32_t> opaque_index;
@@ -152,19 +154,32 @@ void Renderer::enable_profile(bool on) { buffers_->profile = PhaseProfile(backen
 
 const PhaseProfile& Renderer::profile() const { return buffers_->profile; }
 
-void Renderer::check_input(const FrameInput& frame) const {
-    const auto check = [](const ParticleSpan& p, const char* what) {
-        for (std::size_t i = 0; i < p.position.size(); ++i)
-            if (!finite(p.position[i]))
-                throw UsageError(std::string("render: ") + what + " particle " + std::to_string(i) +
+// Finite positions, positive radii, matching value counts; the bounds of the particles on the
+// way (the fluid's neighbour grid needs them).
+void Renderer::check_input(const FrameInput& frame) {
+    const auto check = [](const ParticleSpan& p, const char* what, Vec3f& lo, Vec3f& hi) {
+        for (std::size_t i = 0; i < p.position.size(); ++i) {
+            const Vec3f x = p.position[i];
+            if (!finite(x))
+                throw UsageError(std::string("render: ") + what + "particle " + std::to_string(i) +
                                  " has a non-finite position");
+            for (int k = 0; k < 3; ++k) {
+                lo[k] = std::min(lo[k], x[k]);
+                hi[k] = std::max(hi[k], x[k]);
+            }
+        }
         check_radii(p.radius_m, p.position.size(), what);
         if (!p.value.empty() && p.value.size() != p.position.size())
-            throw UsageError(std::string("render: ") + std::to_string(p.value.size()) + " " + what + " values for " +
+            throw UsageError(std::string("render: ") + std::to_string(p.value.size()) + " " + what + "values for " +
                              std::to_string(p.position.size()) + " particles");
     };
-    check(frame.particles, "");
-    check(frame.opaque, "opaque");
+    constexpr float big = std::numeric_limits<float>::max();
+    Buffers& bf = *buffers_;
+    bf.lo = {big, big, big};
+    bf.hi = {-big, -big, -big};
+    check(frame.particles, "", bf.lo, bf.hi);
+    Vec3f opaque_lo = bf.lo, opaque_hi = bf.hi;
+    check(frame.opaque, "opaque ", opaque_lo, opaque_hi);
 }
 
 void Renderer::render(const FrameInput& frame, const Camera& camera) {
@@ -225,12 +240,7 @@ void Renderer::render_fluid(const FrameInput& frame) {
             if (n) {
                 // The neighbour grid covers the fluid with room to move; rebuilt (an
                 // allocation) when the fluid leaves it.
-                Vec3f lo = frame.particles.position[0], hi = lo;
-                for (const Vec3f& p : frame.particles.position)
-                    for (int k = 0; k < 3; ++k) {
-                        lo[k] = std::min(lo[k], p[k]);
-                        hi[k] = std::max(hi[k], p[k]);
-                    }
+                const Vec3f lo = bf.lo, hi = bf.hi;
                 bool inside = bf.grid != nullptr;
                 for (int k = 0; k < 3 && inside; ++k) inside = lo[k] >= bf.grid_lo[k] && hi[k] <= bf.grid_hi[k];
                 if (!inside) {

@@ -122,7 +122,7 @@ public:
     struct Buffers;
 
 private:
-    void check_input(const FrameInput& frame) const;
+    void check_input(const FrameInput& frame);
     void render_fluid(const FrameInput& frame);
     void render_spheres(const FrameInput& frame);
     void render_points(const FrameInput& frame);
