@@ -251,8 +251,11 @@ void Renderer::render_fluid(const FrameInput& frame) {
                         bf.grid_hi[k] = hi[k] + room;
                     }
                     if (bf.grid) ++bf.reallocations;
+                    // Cells of edge h (k = 1): the fastest at SPH densities (docs/PERFORMANCE.md).
                     bf.grid = std::make_unique<frnn::CellGrid>(
-                        backend_, frnn::GridSpec{.domain_min = bf.grid_lo, .domain_max = bf.grid_hi, .radius = support},
+                        backend_,
+                        frnn::GridSpec{.domain_min = bf.grid_lo, .domain_max = bf.grid_hi, .radius = support,
+                                       .subdivision = 1},
                         bf.capacity.particles);
                 }
                 bf.grid->build(exec, bf.positions.data(), n);

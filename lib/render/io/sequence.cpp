@@ -193,6 +193,7 @@ SequenceReport render_stream(const Backend& backend, const SequenceOptions& opti
         throw UsageError("output '" + pattern.text() + "' names one file for " + std::to_string(*total) +
                          " frames: use a pattern with %d, e.g. frames/%04d.exr");
 
+    std::atomic<std::int64_t> encode_ns{0};  // before the queue: its tasks add to it until the queue is gone
     FramePrefetch frames(*reader, selection);
     EncodeQueue queue(options.frames_in_flight);
     FrameParticles particles;
@@ -200,7 +201,6 @@ SequenceReport render_stream(const Backend& backend, const SequenceOptions& opti
     Camera base_camera;
     std::vector<float> scratch;
     float exposure = options.exposure.value_or(1.0f);
-    std::atomic<std::int64_t> encode_ns{0};
     SequenceReport report;
     PhaseProfile host_profile(backend, options.profile);
 
