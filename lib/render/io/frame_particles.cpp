@@ -97,6 +97,10 @@ void FrameParticles::load(const fmt::Frame& frame, const ParticleSelection& sele
         if (!found && frame.particle_count() > 0)
             throw FormatError("frame " + std::to_string(index) + ": no group has the colour column '" + name + "'");
     }
+    bool positions = false;
+    for (const fmt::Group& g : frame.groups()) positions = positions || g.find("position");
+    if (!positions && frame.particle_count() > 0)
+        throw FormatError("frame " + std::to_string(index) + ": no position column in any group");
     const auto require = [&](const std::string& name) -> const fmt::Group& {
         const fmt::Group* g = frame.find_group(name);
         if (!g) throw UsageError("frame " + std::to_string(index) + " has no group '" + name + "'");
@@ -108,8 +112,10 @@ void FrameParticles::load(const fmt::Frame& frame, const ParticleSelection& sele
         if (const fmt::Group* fluid = frame.find_group(selection.fluid_group))
             append(particles_, *fluid, selection, index, false, false);
         if (selection.opaque_groups.empty()) {
+            // Every other group with positions (a group of neighbour lists has none).
             for (const fmt::Group& g : frame.groups())
-                if (g.name() != selection.fluid_group) append(opaque_, g, selection, index, false, false);
+                if (g.name() != selection.fluid_group && g.find("position"))
+                    append(opaque_, g, selection, index, false, false);
         } else {
             for (const std::string& name : selection.opaque_groups)
                 if (const fmt::Group* g = frame.find_group(name)) append(opaque_, *g, selection, index, false, false);
@@ -117,7 +123,8 @@ void FrameParticles::load(const fmt::Frame& frame, const ParticleSelection& sele
         return;
     }
     if (selection.groups.empty()) {
-        for (const fmt::Group& g : frame.groups()) append(particles_, g, selection, index, colour, radius);
+        for (const fmt::Group& g : frame.groups())
+            if (g.find("position")) append(particles_, g, selection, index, colour, radius);
     } else {
         for (const std::string& name : selection.groups) append(particles_, require(name), selection, index, colour, radius);
     }

@@ -16,8 +16,8 @@ namespace partikel::render::io {
 struct ParticleSelection {
     Style style = Style::fluid;
     std::string fluid_group = "fluid";       // fluid style: the SPH fluid
-    std::vector<std::string> opaque_groups;  // fluid style: drawn as opaque spheres; empty: every other group
-    std::vector<std::string> groups;         // points, spheres: the groups drawn; empty: all
+    std::vector<std::string> opaque_groups;  // fluid style: drawn as opaque spheres; empty: every other group with positions
+    std::vector<std::string> groups;         // points, spheres: the groups drawn; empty: all with positions
     // Colour values: a column NAME (a vector column gives its magnitude), NAME.x, NAME.y or
     // NAME.z (one component); empty: no values (the constant colour).
     std::string colour;
