@@ -60,7 +60,8 @@ struct Renderer::Buffers {
     }
 
     // The per-particle buffers for `c` (the binner keeps at least `pairs` pairs).
-    void allocate(const Backend& backend, Style style, const Capacity& c, const TileGrid& tiles, std::size_t pairs) {
+    // `tiles` by value: it may be the old binner's, which goes first.
+    void allocate(const Backend& backend, Style style, const Capacity& c, TileGrid tiles, std::size_t pairs) {
         capacity = c;
         const std::size_t splats = std::max(c.particles, c.opaque);
         positions = DeviceBuffer<Vec3f>(backend, c.particles);
