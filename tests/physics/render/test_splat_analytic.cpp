@@ -1,6 +1,6 @@
 // A single sphere and a single ellipsoid render to their analytic depth and thickness: the
 // covered pixels agree with the analytic silhouette except within one pixel of it, and inside
-// depth and thickness agree to 1e-4 relative (the brief's rendering validation, docs/RENDER.md).
+// depth and thickness agree to 1e-4 relative (docs/RENDER.md, "Validation").
 // The sphere goes through the whole fluid pipeline (one particle, so no neighbours: a sphere of
 // radius radius_over_h h); the ellipsoid through the splatting passes.
 #include <doctest/doctest.h>
