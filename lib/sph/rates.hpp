@@ -148,6 +148,7 @@ template <class Kernel, class Diffusion, class Extras> struct Rates {
         if (!fluid_a && !fluid_b) return;  // boundary-boundary pairs do nothing
         const float m_b = fabsf(record_b.w);
         const Vec4f vr_b = velocity_density[b];
+        const float pressure_term_b = load_now(pressure_term + b);  // used last; its latency hides below
         const Vec3f v_b = vr_b.xyz();
         const float rho_b = vr_b.w;
         const float F = kernel.grad_factor(r2);  // grad W_ab = F r_ab
@@ -166,7 +167,7 @@ template <class Kernel, class Diffusion, class Extras> struct Rates {
         if (!fluid_a && !boundary_momentum) return;
         const float inv_rho_sum = r2_eta2 * inv_product;
         const float Pi_ab = viscosity.Pi(vr, mu_ab, inv_rho_sum);
-        s.acc -= (m_b * F * (a.pressure_term + pressure_term[b] + Pi_ab)) * r_ab;  // eq. 3.28
+        s.acc -= (m_b * F * (a.pressure_term + pressure_term_b + Pi_ab)) * r_ab;  // eq. 3.28
         if constexpr (Extras::enabled) {
             if (extras.laminar.nu > 0.0f) s.acc += extras.laminar.acceleration(m_b, F, r2, inv_rho_sum, inv_r2_eta2, v_ab);
             if (extras.xsph.epsilon > 0.0f) s.xsph += extras.xsph.term(m_b, kernel.W(r2), inv_rho_sum, v_b - a.v);
