@@ -252,6 +252,7 @@ private:
                 if (item.empty()) fail(key.line, "missing value of '" + key.text + "'");
                 v.items.push_back(std::move(item));
             }
+            for (const auto& item : v.items) check_syntax(item);
             if (!out.emplace(key.text, std::move(v)).second) fail(key.line, "attribute '" + key.text + "' given twice");
         }
         return out;
@@ -382,6 +383,19 @@ private:
     }
 
     // ---- expressions: recursive descent over a token vector
+    // Attributes are evaluated at the end, but their syntax is checked where they are written.
+    // A single word (apertype=circle) is a valid expression too.
+    void check_syntax(const std::vector<Token>& expr) {
+        if (expr.size() == 1 && (expr[0].kind == Token::Kind::string || expr[0].kind == Token::Kind::name)) return;
+        syntax_only_ = true;
+        try {
+            evaluate(expr);
+        } catch (...) {
+            syntax_only_ = false;
+            throw;
+        }
+        syntax_only_ = false;
+    }
     double evaluate(const std::vector<Token>& expr) {
         std::size_t i = 0;
         const double v = sum(expr, i);
@@ -458,6 +472,7 @@ private:
             {"pmass", 0.93827208816},     {"nmass", 0.93149410242},      {"emass", 0.51099895000e-3},
         };
         if (auto b = builtin.find(t.text); b != builtin.end()) return b->second;
+        if (syntax_only_) return 1.0;
         auto it = variables_.find(t.text);
         if (it == variables_.end()) fail(t.line, "undefined variable '" + t.text + "'");
         Variable& var = it->second;
@@ -644,6 +659,7 @@ private:
     std::vector<Token> tokens_;
     std::map<std::string, Variable> variables_;
     std::set<std::string> evaluating_;
+    bool syntax_only_ = false;
     std::map<std::string, Definition> definitions_;
     std::vector<Sequence> sequences_;
     std::optional<Sequence> current_;
