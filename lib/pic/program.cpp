@@ -122,7 +122,7 @@ TrackProgram compile_program(const Lattice& lattice, const MapContext& context, 
     Compiler compiler(lattice, context);
     const double C = lattice.circumference_m();
     int next = 0;  // next node index
-    auto node_s = [&](int k) { return C * double(k) / double(kicks_per_turn); };
+    auto node_s = [&](int k) { return C * (double(k) + 0.5) / double(kicks_per_turn); };
     const double eps = 1e-12 * C;
     double s = 0.0;
     for (std::size_t i = 0; i < lattice.elements.size(); ++i) {
@@ -142,7 +142,6 @@ TrackProgram compile_program(const Lattice& lattice, const MapContext& context, 
         else compiler.element(element_part(e, done, 1.0), int(i));
         s += e.length_m;
     }
-    while (next < kicks_per_turn) compiler.node(node_s(next++));  // nodes at the very end (round-off)
     return compiler.finish();
 }
 

@@ -23,9 +23,11 @@ struct TrackProgram {
     std::size_t linear_maps = 0;         // linear operations after fusion
 };
 
-// `kicks_per_turn` space-charge nodes at s = k C / kicks_per_turn (0: none, one segment).
-// Thick elements with a node inside are split there (pic/maps.hpp, element_part). The pipe
-// aperture is checked where particles leave every thick element.
+// `kicks_per_turn` space-charge nodes at the middle of as many equal sections of the ring,
+// s = (k + 1/2) C / kicks_per_turn (0: none, one segment), so that a turn from s = 0 is
+// symmetric: drift-kick-drift splitting, second order in the section length. Thick elements
+// with a node inside are split there (pic/maps.hpp, element_part). The pipe aperture is
+// checked where particles leave every thick element.
 TrackProgram compile_program(const Lattice& lattice, const MapContext& context, int kicks_per_turn);
 
 // The linear operation's parameters of a map of the fusable block form; Error otherwise.

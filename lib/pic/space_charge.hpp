@@ -68,6 +68,7 @@ public:
     std::vector<float> field_x() const { return ex_.to_vector(); }
     std::vector<float> field_y() const { return ey_.to_vector(); }
     std::vector<float> field_z() const { return ez_.to_vector(); }
+    std::vector<float> slice_weights() const { return slice_weight_.to_vector(); }
     const GridShape& shape() const { return shape_; }
     Deposition deposition() const { return deposition_; }
     std::size_t device_bytes() const;

@@ -35,7 +35,7 @@ struct ComputeGeometry {
         if (s.periodic_z) {
             g.hz = C / double(s.nz);
             g.z0 = -0.5 * C;
-        } else {
+        } else if (s.nz >= 4) {
             fit_axis(any ? b.lo[2] : 0.0, any ? b.hi[2] : 0.0, s.nz, 1, g.z0, g.hz);
         }
         if (s.nl > 0) {
