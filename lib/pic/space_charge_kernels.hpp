@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "base/hd.hpp"
 #include "core/fft.hpp"
 #include "core/workspace.hpp"
 #include "pic/beam.hpp"
@@ -25,9 +26,9 @@ struct GridShape {
     double circumference_m = 0.0;
 
     // cells of the z axis a particle can be in: nz when periodic, nz - 1 otherwise
-    int z_cells() const { return periodic_z ? nz : nz - 1; }
-    std::size_t padded_plane() const { return std::size_t(4) * std::size_t(nx) * std::size_t(ny); }
-    std::size_t cells() const { return std::size_t(z_cells()) * std::size_t(nx) * std::size_t(ny); }
+    PK_HD int z_cells() const { return periodic_z ? nz : nz - 1; }
+    PK_HD std::size_t padded_plane() const { return std::size_t(4) * std::size_t(nx) * std::size_t(ny); }
+    PK_HD std::size_t cells() const { return std::size_t(z_cells()) * std::size_t(nx) * std::size_t(ny); }
 };
 
 // Particle fractions within their cell, in sorted order (the sorted deposition's gather reads them).

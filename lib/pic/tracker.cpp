@@ -33,7 +33,7 @@ Tracker::Tracker(const Backend& backend, const Lattice& lattice, const ParticleS
                  const ParticleSet& initial, bool coasting, const TrackerOptions& options)
     : backend_(backend), lattice_(lattice), reference_(make_reference(species)), options_(options), coasting_(coasting),
       macro_charge_C_(initial.size() > 0 ? reference_.charge_C * intensity / double(initial.size()) : 0.0),
-      beam_(backend, initial), profile_(backend, options.profile) {
+      beam_(backend, initial), profile_(backend, options.profile), turn_(options.first_turn) {
     if (!(intensity >= 0.0) || !std::isfinite(intensity)) throw UsageError("beam: the intensity must not be negative");
     const SpaceChargeOptions& sc = options.space_charge;
     const MapContext context = map_context(lattice, reference_);

@@ -30,6 +30,7 @@ struct TrackerOptions {
     bool profile = false;          // time each phase on the device (adds a wait per phase)
     std::size_t probes = 0;        // particles 0 .. probes-1 are recorded after every turn
     int probe_turns = 0;           // for this many turns
+    std::int64_t first_turn = 0;   // the turn the beam is at (a restart): turn numbers of losses
 };
 
 class Tracker {
