@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <csignal>
 #include <cstring>
 #include <vector>
 
@@ -40,7 +41,14 @@ void unregister_temp(int slot) {
     if (slot >= 0) g_slot_used[slot].store(false);
 }
 
+std::atomic<bool> g_graceful{false};
+volatile std::sig_atomic_t g_interrupt_signal = 0;
+
 extern "C" void remove_temps_and_exit(int signal_number) {
+    if (g_graceful.load() && g_interrupt_signal == 0) {
+        g_interrupt_signal = signal_number;  // the program stops at its next safe point
+        return;
+    }
     for (int i = 0; i < kSlots; ++i)
         if (g_slot_used[i].load()) unlink(g_temp_paths[i]);
     signal(signal_number, SIG_DFL);
@@ -60,6 +68,12 @@ std::string make_temp_path(const std::string& final_path) {
 }
 
 }  // namespace
+
+void set_graceful_interrupts(bool enabled) {
+    if (enabled) g_interrupt_signal = 0;  // a new run starts: an earlier run's interrupt is handled
+    g_graceful.store(enabled);
+}
+int interrupt_signal() { return static_cast<int>(g_interrupt_signal); }
 
 void install_signal_cleanup() {
     struct sigaction action {};

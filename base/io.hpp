@@ -18,6 +18,15 @@ namespace partikel {
 // Programs call it once at start (tools/common does); idempotent.
 void install_signal_cleanup();
 
+// Graceful interrupts, for programs that can stop at a safe point (a simulation between steps):
+// while enabled, the first SIGINT or SIGTERM only sets a flag that interrupt_signal() returns,
+// and the program finishes what it is writing, closes its output and exits with 128 + signal.
+// A second signal cleans up and exits at once, as without graceful interrupts. Enabling clears
+// the signal an earlier run recorded.
+void set_graceful_interrupts(bool enabled);
+// The signal that asked for a graceful stop (SIGINT, SIGTERM), or 0.
+int interrupt_signal();
+
 // A temporary path next to `final_path` that is removed on a signal or when the object dies
 // uncommitted; commit() renames it to `final_path`. For writers that need a path (HDF5, EXR).
 class TempFile {

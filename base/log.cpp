@@ -20,6 +20,12 @@ std::string_view log_level_name(LogLevel level) {
     return "?";
 }
 
+std::string format_g(double value) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.6g", value);
+    return text;
+}
+
 std::string json_quote(std::string_view text) {
     std::string out = "\"";
     for (char c : text) {

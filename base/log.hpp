@@ -42,5 +42,7 @@ private:
 std::string_view log_level_name(LogLevel level);
 // A JSON string literal (with quotes) for `text`.
 std::string json_quote(std::string_view text);
+// A number for a message: %.6g ("0.25", "1.5e-07").
+std::string format_g(double value);
 
 }  // namespace partikel

@@ -10,9 +10,9 @@ namespace partikel {
 
 bool stderr_is_terminal() { return isatty(STDERR_FILENO) == 1; }
 
-Progress::Progress(Log& log, std::string label, double total, std::string unit, bool enabled)
+Progress::Progress(Log& log, std::string label, double total, std::string unit, bool enabled, double log_interval_s)
     : log_(log), label_(std::move(label)), total_(total), unit_(std::move(unit)), enabled_(enabled),
-      start_(std::chrono::steady_clock::now()), last_draw_(start_) {}
+      log_interval_s_(log_interval_s), start_(std::chrono::steady_clock::now()), last_draw_(start_), last_log_(start_) {}
 
 Progress::~Progress() {
     if (enabled_ && !finished_ && log_.format() == LogFormat::text && done_ > 0) std::fputc('\n', log_.sink());
@@ -30,20 +30,33 @@ static std::string clock_text(double seconds) {
 std::string Progress::format_line(const std::string& label, double done, double total, double rate,
                                   const std::string& unit, int width) {
     double fraction = total > 0 ? std::clamp(done / total, 0.0, 1.0) : 0.0;
-    std::string bar(width, ' ');
-    int filled = static_cast<int>(fraction * width);
-    std::fill(bar.begin(), bar.begin() + filled, '#');
+    std::string bar;
+    if (width > 0) {
+        bar.assign(static_cast<std::size_t>(width), ' ');
+        std::fill(bar.begin(), bar.begin() + static_cast<int>(fraction * width), '#');
+        bar = "[" + bar + "] ";
+    }
     double eta = rate > 0 ? (total - done) / rate : -1.0;
     char buf[256];
-    std::snprintf(buf, sizeof buf, "%s [%s] %5.1f%% %.3g %s/s ETA %s", label.c_str(), bar.c_str(),
-                  100.0 * fraction, rate, unit.c_str(), clock_text(eta).c_str());
+    std::snprintf(buf, sizeof buf, "%s %s%5.1f%% %.3g %s/s ETA %s", label.c_str(), bar.c_str(), 100.0 * fraction, rate,
+                  unit.c_str(), clock_text(eta).c_str());
     return buf;
 }
 
 void Progress::update(double done) {
     done_ = done;
-    if (!enabled_ || finished_) return;
+    if (finished_) return;
     auto now = std::chrono::steady_clock::now();
+    if (!enabled_) {
+        if (log_interval_s_ <= 0 || std::chrono::duration<double>(now - last_log_).count() < log_interval_s_) return;
+        last_log_ = now;
+        const double elapsed = std::chrono::duration<double>(now - start_).count();
+        const double rate = elapsed > 0 ? done_ / elapsed : 0.0;
+        std::string line = format_line(label_, done_, total_, rate, unit_, 0);
+        if (!note_.empty()) line += " (" + note_ + ")";
+        log_.info(line);
+        return;
+    }
     double since = std::chrono::duration<double>(now - last_draw_).count();
     double interval = log_.format() == LogFormat::json ? 1.0 : 0.2;
     if (since < interval) return;
@@ -67,7 +80,8 @@ void Progress::draw(bool final_draw) {
         std::fputs(buf, log_.sink());
     } else {
         std::string line = format_line(label_, done_, total_, rate, unit_, 30);
-        std::fprintf(log_.sink(), "\r%s%s", line.c_str(), final_draw ? "\n" : "");
+        if (!note_.empty()) line += " (" + note_ + ")";
+        std::fprintf(log_.sink(), "\r%s\033[K%s", line.c_str(), final_draw ? "\n" : "");
     }
     std::fflush(log_.sink());
 }

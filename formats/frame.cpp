@@ -6,6 +6,26 @@
 
 namespace partikel::fmt {
 
+std::vector<std::string> component_names(std::uint32_t components) {
+    switch (components) {
+    case 1: return {};
+    case 2: return {"x", "y"};
+    case 3: return {"x", "y", "z"};
+    case 6: return {"xx", "yy", "zz", "yz", "xz", "xy"};
+    case 9: return {"xx", "xy", "xz", "yx", "yy", "yz", "zx", "zy", "zz"};
+    default: {
+        std::vector<std::string> names;
+        for (std::uint32_t k = 0; k < components; ++k) names.push_back(std::to_string(k));
+        return names;
+    }
+    }
+}
+
+std::string component_label(std::string_view column, std::uint32_t components, std::uint32_t component) {
+    if (components <= 1) return std::string(column);
+    return std::string(column) + "." + component_names(components).at(component);
+}
+
 std::optional<WellKnownColumn> well_known_column(std::string_view name) {
     using S = ScalarType;
     static const WellKnownColumn table[] = {

@@ -40,6 +40,13 @@ using partikel::scalar_size;
 using partikel::scalar_type_of;
 using partikel::unit_symbol;
 
+// Component names of a C-component column (SPEC.md §1): {} for C = 1; x, y (, z) for 2 and 3;
+// the Voigt order xx, yy, zz, yz, xz, xy for a symmetric tensor (6); xx, xy, ... zz for 9;
+// 0, 1, ... otherwise. Every reader, writer and report spells components this way.
+std::vector<std::string> component_names(std::uint32_t components);
+// "position.x", "stress.xy", "density" (one component): how reports label a column component.
+std::string component_label(std::string_view column, std::uint32_t components, std::uint32_t component);
+
 // The well-known columns with their units (SPEC.md lists them); nullopt for other names.
 struct WellKnownColumn {
     std::string_view name;

@@ -11,7 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "common/tool.hpp"
+#include "base/log.hpp"
+#include "bench_program.hpp"
 #include "core/algorithms.hpp"
 #include "core/buffer.hpp"
 #include "core/timer.hpp"
@@ -20,18 +21,15 @@
 using namespace partikel;
 
 int main(int argc, char** argv) {
-    tools::Tool tool("bench_core", "Benchmark core primitives (copy, sort, scan, reduce)");
-    tool.add_common(tools::kDevice | tools::kThreads);
+    bench::BenchProgram tool("bench_core", "Benchmark core primitives (copy, sort, scan, reduce)");
     std::vector<std::size_t> sizes = {1u << 20, 1u << 24, 1u << 26};
-    std::string json_path;
     int repeats = 20;
     tool.app().add_option("--sizes", sizes, "Item counts")->delimiter(',');
     tool.app().add_option("--repeats", repeats, "Timed repetitions (median reported)");
-    tool.app().add_option("--json", json_path, "Append JSON lines here");
-    return tool.run(argc, argv, [&](tools::Tool& t) {
-        Backend b = t.open_backend();
+    return tool.run(argc, argv, [&]() {
+        Backend b = tool.open_backend();
         std::ofstream json;
-        if (!json_path.empty()) json.open(json_path, std::ios::app);
+        if (!tool.json_path().empty()) json.open(tool.json_path(), std::ios::app);
         std::printf("# %s, commit %s\n", b.describe().c_str(), PARTIKEL_GIT_COMMIT);
         std::printf("%-22s %12s %12s %14s\n", "primitive", "items", "median_ms", "GB/s or Mitems/s");
         auto report = [&](const char* name, std::size_t n, double s, double bytes) {

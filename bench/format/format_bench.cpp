@@ -14,7 +14,8 @@
 #include <fstream>
 #include <random>
 
-#include "common/tool.hpp"
+#include "base/log.hpp"
+#include "bench_program.hpp"
 #include "base/io.hpp"
 #include "formats/reader.hpp"
 #include "partikel_config.hpp"
@@ -108,10 +109,9 @@ int shell(const std::string& command) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    tools::Tool tool("bench_format", "Particle format benchmark: stream format vs raw, zstd CLI and HDF5 gzip");
-    tool.add_common(tools::kThreads);
+    bench::BenchProgram tool("bench_format", "Particle format benchmark: stream format vs raw, zstd CLI and HDF5 gzip");
     std::uint64_t particles = 10'000'000;
-    std::string dir = ".", json_path, zstd_cli = "zstd";
+    std::string dir = ".", zstd_cli = "zstd";
     int repeat = 2;
     bool skip_hdf5 = false, keep = false;
     tool.app().add_option("--particles", particles, "Particles in the frame")->capture_default_str();
@@ -119,10 +119,8 @@ int main(int argc, char** argv) {
     tool.app().add_option("--repeat", repeat, "Runs per measurement; the best is kept")->capture_default_str();
     tool.app().add_flag("--no-hdf5", skip_hdf5, "Skip the (slow) HDF5 gzip measurement");
     tool.app().add_flag("--keep", keep, "Keep the files written (bench_format_*.pks, *.h5 in --dir)");
-    tool.app().add_option("--json", json_path, "Append JSON lines here");
     tool.app().add_option("--zstd-cli", zstd_cli, "The zstd program to compare with")->capture_default_str();
-    return tool.run(argc, argv, [&](tools::Tool& t) {
-        if (t.options().threads > 0) omp_set_num_threads(t.options().threads);
+    return tool.run(argc, argv, [&]() {
         const int threads = omp_get_max_threads();
         const Frame frame = sph_block(particles);
         const std::uint64_t raw = frame.payload_bytes();
@@ -189,7 +187,7 @@ int main(int argc, char** argv) {
                     static_cast<double>(raw) / 1e6, threads, dir.c_str());
         std::printf("| method | bytes | ratio | write MB/s | read MB/s |\n|---|---:|---:|---:|---:|\n");
         std::ofstream json;
-        if (!json_path.empty()) json.open(json_path, std::ios::app);
+        if (!tool.json_path().empty()) json.open(tool.json_path(), std::ios::app);
         for (const auto& r : rows) {
             const double wmbs = static_cast<double>(raw) / r.write_s / 1e6, rmbs = static_cast<double>(raw) / r.read_s / 1e6;
             std::printf("| %s | %llu | %.2f | %.0f | %.0f |\n", r.method.c_str(), static_cast<unsigned long long>(r.bytes),

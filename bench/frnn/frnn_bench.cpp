@@ -1,4 +1,4 @@
-// Fixed-radius neighbour search: the evaluation seed 004 left empty (BRIEF §5.5, issue 5).
+// Fixed-radius neighbour search: the evaluation Nitta (2019) left empty (Nitta 2019).
 // For each case (a jittered lattice of spacing dx = 1 with N particles and radius r) it times,
 // as medians of repeated runs after a warm-up (DeviceTimer: CUDA events on the GPU):
 //   - the grid build (counting sort vs radix sort; per subdivision k),
@@ -22,7 +22,8 @@
 #include <string>
 #include <vector>
 
-#include "common/tool.hpp"
+#include "base/log.hpp"
+#include "bench_program.hpp"
 #include "core/buffer.hpp"
 #include "core/dispatch.hpp"
 #include "core/timer.hpp"
@@ -86,10 +87,8 @@ private:
 }  // namespace
 
 int main(int argc, char** argv) {
-    tools::Tool tool("bench_frnn", "Benchmark fixed-radius neighbour search (grid, queries, lists, Verlet)");
-    tool.add_common(tools::kDevice | tools::kThreads);
+    bench::BenchProgram tool("bench_frnn", "Benchmark fixed-radius neighbour search (grid, queries, lists, Verlet)");
     std::vector<std::size_t> sizes;
-    std::string json_path;
     int repeats = 5;
     bool quick = false;
     double dense_radius = 4.6;  // lattice spacings: about 400 neighbours
@@ -98,10 +97,9 @@ int main(int argc, char** argv) {
     tool.app().add_option("--ks", ks, "Subdivisions to sweep (default 0,1,2,3)")->delimiter(',');
     tool.app().add_option("--dense-radius", dense_radius, "Radius of the high-density case [dx]")->capture_default_str();
     tool.app().add_option("--repeats", repeats, "Timed repetitions (median reported)")->capture_default_str();
-    tool.app().add_option("--json", json_path, "Append JSON lines here");
     tool.app().add_flag("--quick", quick, "Fewer variants (tight and sphere only, no k = 3 lists)");
-    return tool.run(argc, argv, [&](tools::Tool& t) {
-        const Backend b = t.open_backend();
+    return tool.run(argc, argv, [&]() {
+        const Backend b = tool.open_backend();
         if (sizes.empty()) sizes = {1000000, 4000000, 8000000, 16000000};
         std::vector<Case> cases;
         for (std::size_t n : sizes) {
@@ -113,7 +111,7 @@ int main(int argc, char** argv) {
             const int side = static_cast<int>(std::lround(std::cbrt(static_cast<double>(sizes.front()))));
             cases.push_back({"dense", side, static_cast<float>(dense_radius)});
         }
-        Report report(json_path, b.describe());
+        Report report(tool.json_path(), b.describe());
         std::printf("# %s, commit %s, median of %d\n", b.describe().c_str(), PARTIKEL_GIT_COMMIT, repeats);
         std::printf("%-10s %9s %-22s %2s %-7s %10s %8s %9s %8s\n", "case", "N", "what", "k", "shape", "ms", "Mpart/s",
                     "cand/nb", "nb/part");
@@ -232,7 +230,7 @@ int main(int argc, char** argv) {
                         report.row(c, n, "list-strided-sorted", k, frnn::shape_name(shape), t_list,
                                    st.candidates_per_neighbor(), st.mean_neighbors());
                         if (shape == SearchShape::sphere && k >= 1) {
-                            // Seed 004's registration order (groups of 2^k x cells share cells first).
+                            // the registration order of Nitta (2019) (groups of 2^k x cells share cells first).
                             lo.order = frnn::ListOrder::shared_first;
                             frnn::NeighborList shared(b, n, st.max_neighbors, lo);
                             const double t_shared = median_device_seconds(b, repeats, [&] {

@@ -9,9 +9,6 @@
 
 namespace partikel::fmt {
 
-// Component names of a C-component column (SPEC.md §1): {} for C = 1.
-std::vector<std::string> component_names(std::uint32_t components);
-
 // What the XDMF side file needs to know about one written frame.
 struct XdmfFrame {
     std::string file;   // HDF5 file name relative to the XDMF file

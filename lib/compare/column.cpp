@@ -3,9 +3,7 @@
 namespace partikel::compare {
 
 std::string component_name(const std::string& column, std::uint32_t component, std::uint32_t components) {
-    if (components == 1) return column;
-    if (components == 3) return column + "." + "xyz"[component];
-    return column + "[" + std::to_string(component) + "]";
+    return fmt::component_label(column, components, component);
 }
 
 }  // namespace partikel::compare

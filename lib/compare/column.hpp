@@ -5,6 +5,7 @@
 #include <string>
 
 #include "compare/metrics.hpp"
+#include "formats/frame.hpp"
 #include "compare/report.hpp"
 
 namespace partikel::compare {
@@ -21,7 +22,7 @@ ColumnResult column_result(std::string name, std::uint32_t components, const Tol
     return result;
 }
 
-// "x", "y", "z" for three components (positions, velocities), else "[k]".
+// "position.x", "stress.xy": the data model's component names (fmt::component_label).
 std::string component_name(const std::string& column, std::uint32_t component, std::uint32_t components);
 
 }  // namespace partikel::compare

@@ -1,10 +1,11 @@
 #include "compare/report.hpp"
 
-#include "base/log.hpp"
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+
+#include "base/log.hpp"
+#include "formats/frame.hpp"
 
 namespace partikel::compare {
 
@@ -65,7 +66,11 @@ void print_columns(std::ostream& out, const std::vector<ColumnResult>& columns) 
     if (images) rows.front().insert(rows.front().end() - 1, "psnr_db");
     for (const ColumnResult& c : columns) {
         const DifferenceStats& s = c.stats;
-        const std::string name = c.components > 1 ? c.name + "[" + std::to_string(c.components) + "]" : c.name;
+        // A vector column's row covers all its components: "position.xyz", "stress.xx..xy".
+        const auto parts = fmt::component_names(c.components);
+        const std::string name = c.components > 1 ? c.name + "." + (c.components <= 3 ? std::string("xyz").substr(0, c.components)
+                                                                                      : parts.front() + ".." + parts.back())
+                                                   : c.name;
         std::vector<std::string> row;
         if (c.text)
             row = {name,

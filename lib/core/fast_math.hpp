@@ -11,6 +11,8 @@
 
 #include <math.h>
 
+#include <cmath>
+
 #include "base/hd.hpp"
 
 namespace partikel {
@@ -62,6 +64,20 @@ PK_DEVICE_INLINE float max_of(float a, float b) {
     return fmaxf(a, b);
 #else
     return a > b ? a : b;
+#endif
+}
+
+// False for NaN and +-inf (x - x is NaN for both); this project builds without fast-math, so
+// the test survives optimisation on both backends.
+PK_DEVICE_INLINE bool is_finite(float x) { return x - x == 0.0f; }
+
+// The sign bit of x (also of -0.0f): a flag carried in a float, as the neighbour records carry a
+// particle's kind in the sign of its mass.
+PK_DEVICE_INLINE bool sign_bit(float x) {
+#if defined(__CUDA_ARCH__)
+    return (__float_as_uint(x) >> 31) != 0u;
+#else
+    return std::signbit(x);
 #endif
 }
 

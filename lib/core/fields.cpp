@@ -58,6 +58,12 @@ const void* FieldArrays::raw(int field, std::size_t element_bytes) const {
     return buffers_[static_cast<std::size_t>(field)].data();
 }
 
+void FieldArrays::swap(int a, int b) {
+    if (!has(a) || !has(b) || field_element_bytes(spec(a)) != field_element_bytes(spec(b)))
+        throw UsageError("FieldArrays: cannot swap fields " + std::to_string(a) + " and " + std::to_string(b));
+    std::swap(buffers_[static_cast<std::size_t>(a)], buffers_[static_cast<std::size_t>(b)]);
+}
+
 void FieldArrays::upload(int field, const void* host, std::size_t count) {
     if (count > capacity_) throw UsageError("FieldArrays: upload of " + std::to_string(count) + " records exceeds the capacity");
     const std::size_t bytes = field_element_bytes(spec(field));
@@ -74,7 +80,7 @@ FieldArrays::Moves FieldArrays::moves(unsigned flags) {
     Moves m;
     for (std::size_t f = 0; f < table_.size(); ++f) {
         if (!has(int(f)) || !(table_[f].flags & flags)) continue;
-        if (m.count == Moves::kMax) throw UsageError("FieldArrays: more than 16 fields move together");
+        if (m.count == Moves::kMax) throw UsageError("FieldArrays: more than 12 fields move together");
         const SpareRef ref = spare_of_[f];
         std::byte* spare = ref.field >= 0 ? buffers_[static_cast<std::size_t>(ref.field)].data()
                                           : spares_[static_cast<std::size_t>(ref.own)].data();

@@ -71,6 +71,10 @@ public:
     void* raw(int field, std::size_t element_bytes);
     const void* raw(int field, std::size_t element_bytes) const;
 
+    // Exchange two fields' memory (equal record sizes): a pass that writes its result into a
+    // scratch field makes it the field it replaces, without a copy.
+    void swap(int a, int b);
+
     // Host <-> backend copies of the first `count` records of a field (synchronous).
     void upload(int field, const void* host, std::size_t count);
     void download(int field, void* host, std::size_t count) const;
@@ -85,7 +89,7 @@ public:
 
     // The buffers one gather or compaction moves: from each field into its spare.
     struct Moves {
-        static constexpr int kMax = 16;
+        static constexpr int kMax = 12;
         struct Slot {
             const std::byte* src;
             std::byte* dst;

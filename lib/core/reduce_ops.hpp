@@ -26,6 +26,14 @@ struct MaxOp {
     }
 };
 
+// Reduces values of a struct type T with T::combine(a, b) (identity: T::identity()): several
+// quantities in one pass over the particles and one read-back, e.g. a step's diagnostics
+// (sums, minima and maxima together) or a beam's moments.
+struct CombineOp {
+    template <class T> PK_DEVICE_INLINE T operator()(const T& a, const T& b) const { return T::combine(a, b); }
+    template <class T> static T identity() { return T::identity(); }
+};
+
 // Reads element i of an array converted to Acc: the value functor of a plain array reduction.
 template <class T, class Acc> struct LoadAs {
     const T* data;

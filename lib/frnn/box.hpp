@@ -54,4 +54,16 @@ PK_DEVICE_INLINE float distance2(Vec3f d) {
                           detail::mul_rn(d.z, d.z));
 }
 
+// Wraps positions on periodic axes into [lo, lo + length): what keeps moving particles inside a
+// periodic box (the minimum image of Box::displacement then finds their neighbours across it).
+struct PeriodicWrap {
+    std::uint8_t mask = 0;  // bit a set: axis a is periodic
+    Vec3f lo{}, length{};   // m
+    PK_DEVICE_INLINE Vec3f operator()(Vec3f x) const {
+        for (int k = 0; k < 3; ++k)
+            if ((mask >> k) & 1u) x[k] -= length[k] * floorf((x[k] - lo[k]) / length[k]);
+        return x;
+    }
+};
+
 }  // namespace partikel::frnn

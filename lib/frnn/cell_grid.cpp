@@ -19,6 +19,13 @@ std::string axis_name(int a) { return std::string(1, "xyz"[a]); }
 
 }  // namespace
 
+int default_subdivision(float radius, float spacing, bool gpu) {
+    if (!gpu) return 1;
+    int k = 0;
+    while (k < 3 && radius / float(1 << (k + 1)) >= 0.8f * spacing) ++k;
+    return k;
+}
+
 std::uint64_t searched_cells(SearchShape shape, int k) {
     if (k < 0 || k > 20) throw UsageError("searched_cells: subdivision k must be in 0..20, got " + std::to_string(k));
     const std::uint64_t K = std::uint64_t{1} << k;

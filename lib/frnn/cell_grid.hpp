@@ -1,4 +1,4 @@
-// Fixed-radius near neighbours on a uniform cell grid (BRIEF §5.5, seed 004).
+// Fixed-radius near neighbours on a uniform cell grid (Nitta 2019).
 //
 // A CellGrid sorts particles by cell with a counting sort (atomic insert giving the rank inside
 // the cell, exclusive scan of the cell counts, permutation; a stable radix-sort build is kept
@@ -24,7 +24,7 @@
 // row is contiguous), or, with GridSpec::morton, the rank of its Z-order (Morton) code among
 // all cells of the grid (compact: no padding to a power of two).
 //
-// Subdivided cells (seed 004): cell edge s = radius / 2^k. The "seed" search shapes visit a
+// Subdivided cells (Nitta 2019): cell edge s = radius / 2^k. The block search shapes visit a
 // fixed block of cells around the particle's home cell (counts per k = 0..3):
 //   SearchShape::full    the 3x3x3 coarse cells of edge r, subdivided: (3 2^k)^3    27 216 1728 13824
 //   SearchShape::cube    home +- 2^k cells per axis: (2^(k+1)+1)^3               27 125  729  4913
@@ -132,7 +132,7 @@ PK_HD void for_each_neighbor_record(const CellGridView& grid, const Record* reco
 template <SearchShape Shape = SearchShape::tight, class F>
 PK_HD std::uint32_t for_each_candidate_range(const CellGridView& grid, Vec3f p, F&& f);
 
-// As for_each_candidate_range, in seed 004's registration order: the home cells of one group
+// As for_each_candidate_range, in the registration order of Nitta (2019): the home cells of one group
 // of 2^group_log2 consecutive x cells first visit, row by row, the cells that all of them
 // search (in one order for the whole group), then the rest of their own search. Particles of
 // neighbouring cells, which share a warp on the GPU, then read the same neighbours at the same
@@ -141,7 +141,7 @@ template <SearchShape Shape, class F>
 PK_HD std::uint32_t for_each_candidate_range_grouped(const CellGridView& grid, Vec3f p, int group_log2, F&& f);
 
 // Nominal number of cells a search shape visits around a home cell at subdivision k, as in
-// seed 004's table (full 27/216/1728/13824, cube 27/125/729/4913, sphere 27/125/613/3449 for
+// the table of Nitta (2019) (full 27/216/1728/13824, cube 27/125/729/4913, sphere 27/125/613/3449 for
 // k = 0..3). For `tight` and `ball` the largest count (2^(k+1)+1)^3. Any k >= 0 (host code).
 std::uint64_t searched_cells(SearchShape shape, int k);
 
@@ -149,6 +149,14 @@ std::uint64_t searched_cells(SearchShape shape, int k);
 // cell has box distance <= r from the home cell, or -1 when no cell of that row does. Entry
 // (dz + 2^k) * (2^(k+1)+1) + (dy + 2^k). Any k in 0..6 (host code).
 std::vector<std::int8_t> sphere_row_table(int k);
+
+// The subdivision k for a search of `radius` among particles `spacing` apart, as measured fastest
+// for SPH-like loads (docs/PERFORMANCE.md, "Neighbour search" and "SPH"): on the GPU the finest
+// cells whose edge radius / 2^k is still at least 0.8 spacing (k = 1 for radius 3 spacings,
+// 2 for 2 sqrt(3)): smaller cells leave too few candidates per row to fill the 32-candidate
+// chunks of the GPU traversal, larger ones test too many candidates per neighbour; on the CPU
+// k = 1.
+int default_subdivision(float radius, float spacing, bool gpu);
 
 class CellGrid {
 public:

@@ -35,7 +35,7 @@ namespace partikel::frnn {
 enum class ListLayout : std::uint8_t { csr, strided };
 enum class IndexSpace : std::uint8_t { original, sorted };
 // Order of the entries of a row: `cell` is the search order (rows of cells, x fastest);
-// `shared_first` is seed 004's registration order (see for_each_candidate_range_grouped).
+// `shared_first` is the registration order of Nitta (2019) (see for_each_candidate_range_grouped).
 enum class ListOrder : std::uint8_t { cell, shared_first };
 
 struct ListOptions {

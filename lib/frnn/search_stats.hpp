@@ -1,7 +1,7 @@
 // Query kernels that do not materialise lists: the per-particle neighbour count (the cheapest
 // callback query, the "count only" time of the benchmark) and the statistics of a search shape:
 // neighbours found, candidates examined (particles in the cells visited) and cells visited.
-// These are seed 004's figures of merit: candidates per neighbour found is what subdividing
+// These are the figures of merit of Nitta (2019): candidates per neighbour found is what subdividing
 // cells and trimming the search block reduce.
 #pragma once
 

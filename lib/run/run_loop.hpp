@@ -27,6 +27,7 @@
 namespace partikel::run {
 
 enum class TableFormat { tsv, csv, jsonl };
+TableFormat parse_table_format(const std::string& name);  // "tsv", "csv", "jsonl"; UsageError otherwise
 
 struct RunOptions {
     // Exactly one of until (model time unit) and steps (counted from the start state).
@@ -48,12 +49,17 @@ struct RunReport {
     std::int64_t first_step = 0, last_step = 0;
     double first_time = 0.0, last_time = 0.0;  // model time unit
     double wall_seconds = 0.0;
+    std::size_t particles = 0;                // at the start
     std::uint64_t frames_written = 0;
     std::int64_t last_frame_step = -1;
     bool interrupted = false;                 // stopped by SIGINT/SIGTERM
     double writer_wait_seconds = 0.0;         // the steps waited this long for the frame writer
     std::string summary() const;              // one line: steps, time, wall time, particle-steps/s, frames
 };
+
+// UsageError for options that cannot make a run (checked again by run_simulation; programs
+// call it before any input is read, so that a usage error comes first).
+void validate(const RunOptions& options);
 
 // Runs `simulation` as described above. UsageError for inconsistent options (checked before
 // the first step); NumericalError and I/O errors propagate after the output is closed.

@@ -37,7 +37,7 @@ struct FrameCapture {
     double time = 0.0;  // in the model's time unit (time_unit_si seconds)
     double dt = 0.0;
     std::size_t count = 0;                                                       // particles
-    std::map<std::string, fmt::AttributeValue, std::less<>> attributes;         // known at capture
+    std::map<std::string, fmt::AttributeValue, std::less<>> attributes;         // added to the frame
 };
 
 class Simulation {

@@ -1,4 +1,4 @@
-// Tait equation of state (Monaghan 1994; seed 000 eq. 3.4): P = B ((rho/rho0)^gamma - 1),
+// Tait equation of state (Monaghan 1994; Werner 2015, eq. 3.4): P = B ((rho/rho0)^gamma - 1),
 // B = c0^2 rho0 / gamma. SI units: rho in kg/m^3, P in Pa, c0 in m/s.
 #pragma once
 
@@ -26,9 +26,5 @@ struct TaitEos {
     // Inverse: the density at pressure P (hydrostatic initialisation, density diffusion).
     PK_DEVICE_INLINE float density(float P) const { return rho0 * powf(1.0f + P / B, 1.0f / gamma); }
 };
-
-PK_DEVICE_INLINE float tait_pressure(float rho, float rho0, float B, float gamma) {
-    return TaitEos{rho0, B, gamma}.pressure(rho);
-}
 
 }  // namespace partikel::sph

@@ -5,17 +5,18 @@
 #pragma once
 
 #include <cmath>
+#include <numbers>
 
-#include "core/fast_math.hpp"
 #include "base/hd.hpp"
+#include "core/fast_math.hpp"
 
 namespace partikel::sph {
 
 enum class KernelKind { wendland_c2, cubic_spline };
 
-inline constexpr float kPi = 3.14159265358979f;
+inline constexpr float kPi = std::numbers::pi_v<float>;
 
-// The pair terms' square root and divisions (here and in solver_impl.hpp) use
+// The pair terms' square root and divisions (here and in rates.hpp) use
 // core/fast_math.hpp: the hardware approximations on the GPU (within 2 ulp; the CPU keeps IEEE).
 // CPU and GPU results differ by rounding anyway (the gpu tests compare within tolerances); GPU
 // runs stay repeatable.
@@ -26,7 +27,7 @@ PK_DEVICE_INLINE float distance_of(float r2) { return approx_sqrt(r2); }
 // Wendland C2 ("quintic", Wendland 1995), q = r/h < 2:
 //   W = 21/(16 pi h^3) (1 - q/2)^4 (2q + 1)
 //   grad W = -105/(16 pi h^5) (1 - q/2)^3 r      [= -(210/(256 pi h^5)) (2 - q)^3 r]
-// Seed 000 eq. 3.11 prints 12 for the 21 (typo; BRIEF 5.1). The normalisation is checked by
+// Werner (2015), eq. 3.11, prints 12 for the 21: a typo. The normalisation is checked by
 // tests/unit/sph/test_kernel.cpp (integral of W over R^3 = 1).
 struct WendlandC2 {
     float h;
@@ -38,6 +39,7 @@ struct WendlandC2 {
           half_inv_h(0.5f / h_),
           w_norm(21.0f / (16.0f * kPi * h_ * h_ * h_)),
           grad_norm(-105.0f / (16.0f * kPi * h_ * h_ * h_ * h_ * h_)) {}
+    PK_DEVICE_INLINE float support() const { return 2.0f * h; }  // m: W = 0 beyond
     // s = 1 - q/2 = 1 - r/(2h), clamped at zero from q = 2 on: no branch in the pair body.
     PK_DEVICE_INLINE float W(float r2) const {
         const float q_half = distance_of(r2) * half_inv_h;
@@ -64,6 +66,7 @@ struct CubicSpline {
           inv_h(1.0f / h_),
           sigma(1.0f / (kPi * h_ * h_ * h_)),
           sigma_over_h2(1.0f / (kPi * h_ * h_ * h_ * h_ * h_)) {}
+    PK_DEVICE_INLINE float support() const { return 2.0f * h; }  // m: W = 0 beyond
     PK_DEVICE_INLINE float W(float r2) const {
         const float q = distance_of(r2) * inv_h;
         if (q < 1.0f) return sigma * (1.0f - 1.5f * q * q + 0.75f * q * q * q);
@@ -91,6 +94,7 @@ struct SmoothingKernel {
     WendlandC2 wendland;
     CubicSpline cubic;
     PK_HD SmoothingKernel(KernelKind kind_, float h) : kind(kind_), wendland(h), cubic(h) {}
+    PK_DEVICE_INLINE float support() const { return kind == KernelKind::wendland_c2 ? wendland.support() : cubic.support(); }
     PK_DEVICE_INLINE float W(float r2) const { return kind == KernelKind::wendland_c2 ? wendland.W(r2) : cubic.W(r2); }
     PK_DEVICE_INLINE float grad_factor(float r2) const {
         return kind == KernelKind::wendland_c2 ? wendland.grad_factor(r2) : cubic.grad_factor(r2);

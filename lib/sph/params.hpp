@@ -1,6 +1,6 @@
-// Parameters of the weakly compressible SPH solver (BRIEF 5.1, seed 000 chapter 3).
-// SI units throughout; each field says its unit. Frames carry them as "sph.*" attributes so
-// that sph-step continues from sph-init output or from one of its own frames.
+// Parameters of the weakly compressible SPH solver (Werner 2015, chapter 3; docs/SPH.md).
+// SI units throughout; each field says its unit. Frames carry them as "sph.*" attributes
+// (sph/io/params_io.hpp) so that sph-step continues from sph-init output or its own frames.
 #pragma once
 
 #include <array>
@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "base/vec.hpp"
-#include "formats/frame.hpp"
 #include "sph/kernel.hpp"
 
 namespace partikel::sph {
@@ -50,9 +49,9 @@ struct SphParams {
     float dx_m = 0.01f;                 // initial particle spacing
     float h_m = 0.015f;                 // smoothing length (support 2h)
     float rho0 = 1000.0f;               // reference density, kg/m^3
-    float c0 = 100.0f;                  // numerical sound speed, m/s (seed 000: 100)
+    float c0 = 100.0f;                  // numerical sound speed, m/s (Werner 2015: 100)
     float gamma = 7.0f;                 // Tait exponent
-    float alpha = 0.01f;                // Monaghan artificial viscosity (seed 000: 0.01)
+    float alpha = 0.01f;                // Monaghan artificial viscosity (Werner 2015: 0.01)
     float laminar_nu = 0.0f;            // kinematic viscosity of the laminar term (Lo & Shao), m^2/s; 0: off
     Vec3f gravity{0.0f, -9.81f, 0.0f};  // m/s^2, y up
     KernelKind kernel = KernelKind::wendland_c2;
@@ -69,7 +68,7 @@ struct SphParams {
     // Time integration
     Integrator integrator = Integrator::midpoint;
     int verlet_euler_every = 40;  // Verlet: an Euler step every N steps
-    float cfl = 0.3f;             // dt = cfl * min(dt_cv, dt_f) (seed 000 eq. 3.35: 0.3)
+    float cfl = 0.3f;             // dt = cfl * min(dt_cv, dt_f) (Werner 2015, eq. 3.35: 0.3)
     float dt_max_s = 1e-2f;       // upper bound on dt
     float dt_min_s = 1e-9f;       // a smaller dt stops the run (NumericalError)
     float runaway_speed = 0.0f;   // m/s; a faster particle stops the run; 0: 5 * c0
@@ -93,14 +92,15 @@ struct SphParams {
     float lattice_mass_kg() const { return rho0 * dx_m * dx_m * dx_m; }
 };
 
-// h from the spacing: hdx * dx (seed 000: hdx = 1.5), or coefh * sqrt(3) * dx (DualSPHysics).
+// The smoothing kernel's support (m): the neighbour search radius, and how far outside the
+// domain a particle may go before it is removed.
+inline float kernel_support(const SphParams& p) { return SmoothingKernel(p.kernel, p.h_m).support(); }
+// A faster particle stops the run (m/s): runaway_speed, or 5 c0.
+inline float runaway_speed(const SphParams& p) { return p.runaway_speed > 0.0f ? p.runaway_speed : 5.0f * p.c0; }
+
+// h from the spacing: hdx * dx (Werner 2015: hdx = 1.5), or coefh * sqrt(3) * dx (DualSPHysics).
 float smoothing_length_hdx(float dx_m, float hdx);
 float smoothing_length_coefh(float dx_m, float coefh);
-
-// Parameters <-> frame attributes ("sph.h", "sph.c0", ..., "domain.min", "domain.max").
-void write_attributes(const SphParams& params, fmt::Frame& frame);
-// Reads every "sph.*" attribute present, keeping `defaults` for the rest.
-SphParams read_attributes(const fmt::Frame& frame, SphParams defaults = {});
 
 // Names used by flags and attributes.
 std::string_view to_string(KernelKind v);

@@ -1,11 +1,11 @@
-// The weakly compressible SPH solver (BRIEF 5.1; seed 000 chapters 3 and 4).
+// The weakly compressible SPH solver (Werner 2015, chapters 3 and 4; docs/SPH.md).
 //
 // The particle state lives on the backend (device memory) from construction to destruction,
 // sorted by grid cell: after every neighbour-grid build all per-particle arrays are gathered
 // into cell order, and neighbour loops index them directly. Everything is allocated in the
 // constructor; step() allocates nothing (tests/unit/sph checks device_allocation_count()).
 //
-// One step of the default scheme (seed 000, section 4.3, first method):
+// One step of the default scheme (Werner 2015, section 4.3, first method):
 //   [Shepard filter every N steps] -> rates at t (+ dt reduced on the device) -> predictor to
 //   t + dt/2 -> grid rebuild -> rates at t + dt/2 -> corrector to t + dt -> remove escaped
 //   particles -> grid rebuild.
@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/backend.hpp"
+#include "core/staged_copy.hpp"
 #include "core/timer.hpp"
 #include "base/vec.hpp"
 #include "sph/params.hpp"
@@ -29,9 +30,9 @@ struct SolverOptions {
     // restart from a frame continues bit-identically. Always on for the CPU backend.
     bool deterministic = false;
     bool profile = false;  // time each phase (adds a device synchronisation per phase)
-    // Grid cells of edge 2h / 2^k (frnn "ball" search); -1: on the GPU the finest cells of
-    // edge >= 0.8 dx (k = 1 for h = 1.5 dx, 2 for h = sqrt(3) dx), on the CPU 1 — the fastest
-    // measured (docs/PERFORMANCE.md).
+    // Grid cells of edge 2h / 2^k (frnn "ball" search); -1: frnn::default_subdivision (on the
+    // GPU the finest cells of edge >= 0.8 dx: k = 1 for h = 1.5 dx, 2 for h = sqrt(3) dx; on the
+    // CPU 1), the fastest measured (docs/PERFORMANCE.md).
     int grid_subdivision = -1;
     // Accumulate the impulse the walls (boundary particles and repulsive volumes) give the fluid
     // (Diagnostics::wall_impulse_N_s). Boundary particles then also sum the momentum pair terms
@@ -62,8 +63,8 @@ struct Diagnostics {
     Vec3d wall_impulse_N_s{0.0, 0.0, 0.0};
 };
 
-// The Verlet integrator's state of the previous step (v_{n-1}, rho_{n-1}; SolverState's vel_t
-// and rho_t), in the order of the ParticleSet it goes with. Frames carry it as the columns
+// The Verlet integrator's state of the previous step (v_{n-1}, rho_{n-1}: the fields
+// velocity_previous and density_previous), in the order of the ParticleSet it goes with. Frames carry it as the columns
 // velocity_previous and density_previous so that a Verlet restart continues bit-identically.
 // Empty for the other integrators and before the first step.
 struct PreviousStep {
@@ -83,7 +84,12 @@ struct SolverFrame {
 };
 
 struct SolverState;  // device arrays, grid and workspace (solver_state.hpp)
-class FrameSnapshot;
+
+// A field of the solver's state on the backend (sph/fields.hpp), as a frame writer captures it.
+struct FieldBuffer {
+    int field;          // sph::field::...
+    DeviceBytes bytes;  // the current values (size() records); valid until the next step
+};
 
 class Solver {
 public:
@@ -97,8 +103,9 @@ public:
     Solver(const Solver&) = delete;
     Solver& operator=(const Solver&) = delete;
 
-    // Advance one time step. Throws NumericalError on NaN, runaway speed or dt below dt_min;
-    // the solver's state is then unusable (sph-step keeps the frames written before).
+    // Advance one time step. Throws NumericalError on NaN, runaway speed or dt below dt_min,
+    // naming the first particle and quantity that failed; the solver's state is then unusable
+    // (the run loop keeps the frames written before).
     void step();
 
     std::int64_t step_count() const;
@@ -108,63 +115,27 @@ public:
     std::uint64_t removed() const;
     const SphParams& params() const;
     const Backend& backend() const;
+    const SolverOptions& options() const;
 
     // The particles in the solver's (cell) order. Copies device -> host (synchronises).
     ParticleSet download() const;
     // Verlet's previous step in the same order (empty otherwise). Synchronises.
     PreviousStep download_previous() const;
-    // Both, with step, time, dt and removed: what FrameSnapshot::wait() returns, synchronously.
+    // Both, with step, time, dt and removed.
     SolverFrame download_frame() const;
+    // Every quantity of the diagnostics in one pass over the particles and one synchronisation.
     Diagnostics diagnostics();
+
+    // The fields a frame of the current state holds (kFieldWrite; Verlet's previous step only
+    // once it exists), in table order, and the most bytes each may ever hold.
+    std::vector<FieldBuffer> written_fields() const;
+    std::vector<std::size_t> written_field_capacity() const;
 
     PhaseProfile& profile();
     std::size_t device_bytes() const;  // backend memory held by the solver and its grid
 
 private:
-    friend class FrameSnapshot;
     std::unique_ptr<SolverState> state_;
-};
-
-// A copy of the solver's state for a frame that overlaps the next steps (sph-step's output).
-//
-// capture() queues device -> device copies of the arrays a frame needs into staging buffers on
-// the solver's stream, records an event and returns; a second stream of the same device
-// (Backend::with_own_stream()) waits for that event and copies the staging buffers into pinned
-// host memory while the solver steps on. wait(), from any thread, blocks until that copy is
-// complete and returns the state as of the capture. The staging buffers exist because the
-// next step writes the live arrays in place (the predictor and Verlet's update overwrite
-// position, velocity and density; every grid build regathers all arrays into a new cell
-// order): copying the live arrays straight to the host would have to finish before the next
-// step could start, at PCIe speed instead of device-memory speed. On the CPU backend the same
-// copies run synchronously inside capture().
-//
-// Everything is allocated in the constructor, for the solver's capacity: per particle 41 bytes
-// of device memory and 41 bytes of pinned host memory (position and velocity 12 each, density
-// and mass 4 each, id 8, kind 1), plus 16 of each with the Verlet integrator (its previous
-// velocity and density). Neither capture() nor wait() allocates device or pinned memory.
-// One capture at a time: wait() must return before the next capture() (UsageError otherwise).
-// The snapshot must not outlive its solver's backend; its destructor waits for a copy in flight.
-class FrameSnapshot {
-public:
-    explicit FrameSnapshot(const Solver& solver);
-    ~FrameSnapshot();
-    FrameSnapshot(const FrameSnapshot&) = delete;
-    FrameSnapshot& operator=(const FrameSnapshot&) = delete;
-
-    // Queue the copies of `solver`'s current state (the solver this snapshot was made for;
-    // non-const only for its profile: the copies are its "output" phase).
-    void capture(Solver& solver);
-    // True between capture() and the return of wait().
-    bool pending() const;
-    // Waits for the copy of the last capture and returns it; the buffers are then free again.
-    SolverFrame wait();
-
-    std::size_t device_bytes() const;  // staging buffers
-    std::size_t host_bytes() const;    // pinned buffers
-
-private:
-    struct State;
-    std::unique_ptr<State> state_;
 };
 
 }  // namespace partikel::sph

@@ -1,16 +1,48 @@
-// The solver's device-resident state, shared by solver.cpp (CPU instantiation, host API) and
-// solver.cu (CUDA instantiation). No backend includes.
+// The solver's device-resident state, shared by solver.cpp (host API) and solver_impl.hpp (the
+// step, instantiated by solver_cpu.cpp and solver_cuda.cu). No backend includes.
 #pragma once
 
 #include <cstdint>
 
+#include "base/hd.hpp"
+#include "base/vec.hpp"
 #include "core/buffer.hpp"
+#include "core/fields.hpp"
 #include "core/timer.hpp"
 #include "core/workspace.hpp"
 #include "frnn/cell_grid.hpp"
+#include "sph/fields.hpp"
 #include "sph/solver.hpp"
 
 namespace partikel::sph {
+
+// Diagnostics of the fluid reduced in one pass and read back with one synchronisation: sums,
+// extrema and counts together (core/reduce_ops.hpp, CombineOp).
+struct DiagnosticSums {
+    double kinetic_J;
+    double potential_J;
+    float max_speed;
+    float min_density, max_density;
+    Vec3f fluid_max;  // m
+    std::uint64_t fluid;
+    Vec3d momentum;   // kg m/s
+    static PK_HD DiagnosticSums identity() {
+        const float inf = __builtin_huge_valf();
+        return {0.0, 0.0, 0.0f, inf, -inf, {-inf, -inf, -inf}, 0, {0.0, 0.0, 0.0}};
+    }
+    static PK_HD DiagnosticSums combine(const DiagnosticSums& a, const DiagnosticSums& b) {
+        return {a.kinetic_J + b.kinetic_J,
+                a.potential_J + b.potential_J,
+                a.max_speed > b.max_speed ? a.max_speed : b.max_speed,
+                b.min_density < a.min_density ? b.min_density : a.min_density,
+                a.max_density < b.max_density ? b.max_density : a.max_density,
+                {a.fluid_max.x < b.fluid_max.x ? b.fluid_max.x : a.fluid_max.x,
+                 a.fluid_max.y < b.fluid_max.y ? b.fluid_max.y : a.fluid_max.y,
+                 a.fluid_max.z < b.fluid_max.z ? b.fluid_max.z : a.fluid_max.z},
+                a.fluid + b.fluid,
+                a.momentum + b.momentum};
+    }
+};
 
 struct SolverState {
     SolverState(const Backend& backend, const SphParams& params, std::size_t capacity, SolverOptions options);
@@ -22,45 +54,33 @@ struct SolverState {
     std::size_t n = 0;     // particles simulated (shrinks when particles leave the domain)
 
     frnn::CellGrid grid;
+    FieldArrays fields;  // sph/fields.hpp, in the grid's cell order
     Workspace workspace;
     PhaseProfile profile;
 
-    // Per-particle arrays in cell order. *_t hold the state at the start of the step (midpoint,
-    // symplectic) or of the previous step (Verlet).
-    DeviceBuffer<Vec3f> pos, vel, pos_t, vel_t, acc, xsph;
-    DeviceBuffer<float> rho, rho_t, drho, mass, dt_candidate;
-    DeviceBuffer<std::uint64_t> id;
-    DeviceBuffer<std::uint8_t> kind;
-    // Neighbour records: position with the mass in w (negated for boundary particles), velocity
-    // with the density in w, and the pressure term P/rho^2. Written by every grid build's gather
-    // (kern::GatherState) and, when stale, before a neighbour pass (kern::PackNeighborRecords).
-    DeviceBuffer<Vec4f> pos_mass, vel_rho;
-    DeviceBuffer<float> p_over_rho2;
-    // The records match pos, vel, rho, mass and kind. Everything that writes those (integrators,
-    // Shepard, compaction) clears it; the gather sets it.
+    // The neighbour records match the state fields. Everything that writes the state
+    // (integrators, Shepard, compaction) clears it; a reorder's gather writes them and sets it.
     bool records_current = false;
-    // One spare per element type: a gather writes into the spare, then swaps it in.
-    DeviceBuffer<Vec3f> spare_vec3;
-    DeviceBuffer<float> spare_float;
-    DeviceBuffer<std::uint64_t> spare_u64;
-    DeviceBuffer<std::uint8_t> spare_u8;
-    DeviceBuffer<std::uint32_t> keep, keep_offset;  // compaction when particles leave
     DeviceBuffer<float> terrain_height;
     // Reduction results (device memory, read back once per step or per diagnostics call).
-    DeviceBuffer<float> reduced_float;
-    DeviceBuffer<double> reduced_double;
-    DeviceBuffer<std::uint64_t> reduced_u64;
+    DeviceBuffer<float> reduced_dt;
+    DeviceBuffer<std::uint64_t> reduced_status;
+    DeviceBuffer<Vec3d> reduced_wall_force;
+    DeviceBuffer<DiagnosticSums> reduced_diagnostics;
 
     std::int64_t step = 0;
     double time = 0.0;
     double dt = 0.0;
     std::uint64_t removed = 0;
-    bool previous_valid = false;  // Verlet: pos_t/vel_t/rho_t hold the previous step
+    bool previous_valid = false;  // Verlet: the *_previous fields hold the previous step
     Vec3d wall_impulse{0.0, 0.0, 0.0};  // N s, SolverOptions::track_wall_impulse
+
+    template <class T> T* f(int which) { return fields.data<T>(which); }
+    template <class T> const T* f(int which) const { return fields.data<T>(which); }
 };
 
 // The step's entry points (solver_impl.hpp), instantiated by solver_cpu.cpp and solver_cuda.cu.
-template <class Exec> void sort_by_cell(const Exec& exec, SolverState& s, bool with_step_start);
+template <class Exec> void sort_by_cell(const Exec& exec, SolverState& s, bool in_step);
 template <class Exec> void advance(const Exec& exec, SolverState& s);
 template <class Exec> Diagnostics compute_diagnostics(const Exec& exec, SolverState& s);
 template <class Exec> std::size_t workspace_bytes(const Exec& exec, std::size_t capacity);

@@ -26,3 +26,13 @@ Backend cuda_backend();
         }                                                                         \
     }                                                                             \
     TEST_CASE(name " [cuda]" * doctest::test_suite("gpu")) { body(::partikel::test::cuda_backend()); }
+
+// PK_PHYSICS_TEST("name", body_function): for the longer validation tests, a CPU case run once
+// with every core, and a "gpu" suite case running the same body on CUDA.
+// PK_SLOW_PHYSICS_TEST: the same with the CPU case in the "slow" suite.
+#define PK_PHYSICS_TEST(name, body)                                                                        \
+    TEST_CASE(name " [cpu]") { body(::partikel::Backend::cpu(0)); }                                        \
+    TEST_CASE(name " [cuda]" * doctest::test_suite("gpu")) { body(::partikel::test::cuda_backend()); }
+#define PK_SLOW_PHYSICS_TEST(name, body)                                                                   \
+    TEST_CASE(name " [cpu]" * doctest::test_suite("slow")) { body(::partikel::Backend::cpu(0)); }          \
+    TEST_CASE(name " [cuda]" * doctest::test_suite("gpu")) { body(::partikel::test::cuda_backend()); }

@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <new>
 
 #include "base/error.hpp"
@@ -15,6 +16,11 @@
 namespace partikel::tools {
 
 namespace {
+bool valid_device_spec(const std::string& spec) {
+    return spec == "auto" || spec == "cpu" || spec == "cuda" ||
+           (spec.size() > 5 && spec.starts_with("cuda:") && spec.find_first_not_of("0123456789", 5) == std::string::npos);
+}
+
 std::string one_line(std::string text) {
     for (char& c : text)
         if (c == '\n' || c == '\r') c = ' ';
@@ -69,15 +75,13 @@ void Tool::add_common(unsigned flags) {
         // Checked while parsing, so a bad value is a usage error before any input is read.
         CLI::Validator device_spec(
             [](std::string& spec) -> std::string {
-                bool ok = spec == "auto" || spec == "cpu" || spec == "cuda" ||
-                          (spec.size() > 5 && spec.starts_with("cuda:") &&
-                           spec.find_first_not_of("0123456789", 5) == std::string::npos);
-                return ok ? std::string() : "expected auto, cpu, cuda or cuda:N, got '" + spec + "'";
+                return valid_device_spec(spec) ? std::string() : "expected auto, cpu, cuda or cuda:N, got '" + spec + "'";
             },
             "DEVICE");
-        app_.add_option("--device", options_.device, "auto, cpu, cuda or cuda:N")
+        app_.add_option("--device", options_.device, "auto, cpu, cuda or cuda:N (default: $PARTIKEL_DEVICE, else auto)")
             ->check(device_spec)
             ->capture_default_str();
+        uses_device_ = true;
     }
     if (flags & kThreads)
         app_.add_option("--threads", options_.threads, "CPU threads (0: all cores)")
@@ -90,7 +94,6 @@ void Tool::add_common(unsigned flags) {
 void Tool::print_version() const { std::fputs(version_text(name_).c_str(), stdout); }
 
 Backend Tool::open_backend() {
-    if (options_.threads > 0) omp_set_num_threads(options_.threads);
     Backend backend = select_backend(options_.device, options_.threads, &log_);
     log_.debug("device: " + backend.describe());
     return backend;
@@ -98,7 +101,8 @@ Backend Tool::open_backend() {
 
 Progress Tool::progress(std::string label, double total, std::string unit) {
     bool enabled = !options_.quiet && (options_.progress || stderr_is_terminal());
-    return Progress(log_, std::move(label), total, std::move(unit), enabled);
+    // Without a bar, a line every 30 s (unless --quiet), so that piped runs are never silent.
+    return Progress(log_, std::move(label), total, std::move(unit), enabled, options_.quiet ? 0.0 : 30.0);
 }
 
 int Tool::run(int argc, char** argv, const std::function<int(Tool&)>& body) {
@@ -122,6 +126,19 @@ int Tool::run(std::vector<std::string> args, const std::function<int(Tool&)>& bo
         return kExitUsage;
     }
     log_.set_format(options_.log_format == "json" ? LogFormat::json : LogFormat::text);
+    // PARTIKEL_DEVICE sets --device's default; the flag wins. A bad value is a usage error.
+    if (uses_device_ && app_.count("--device") == 0) {
+        if (const char* env = std::getenv("PARTIKEL_DEVICE"); env && *env) {
+            if (!valid_device_spec(env)) {
+                std::fprintf(stderr, "%s: error: PARTIKEL_DEVICE: expected auto, cpu, cuda or cuda:N, got '%s'\n",
+                             name_.c_str(), env);
+                return kExitUsage;
+            }
+            options_.device = env;
+        }
+    }
+    // --threads, once for the whole program: OpenMP loops, the CPU backend and the stream codec.
+    if (options_.threads > 0) omp_set_num_threads(options_.threads);
     log_.set_level(options_.quiet ? LogLevel::error : options_.verbose ? LogLevel::debug : LogLevel::info);
     try {
         return body(*this);

@@ -88,6 +88,7 @@ private:
     std::string command_line_;
     int failure_exit_code_ = kExitFailure;
     bool show_version_ = false;
+    bool uses_device_ = false;  // the program has --device (and so honours PARTIKEL_DEVICE)
 };
 
 // Version text: version, git commit, backends compiled in, GPU found.

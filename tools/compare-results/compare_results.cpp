@@ -1,6 +1,5 @@
 #include "compare_results.hpp"
 
-#include <omp.h>
 
 #include <iostream>
 #include <memory>
@@ -93,7 +92,6 @@ int compare_results(std::span<const std::string> args) {
     app.add_option("-o,--output", output, "Report file ('-': stdout)")->capture_default_str();
 
     return tool.run(std::vector<std::string>(args.begin(), args.end()), [&](Tool& t) {
-        if (t.options().threads > 0) omp_set_num_threads(t.options().threads);
         for (const std::string& spec : tolerance_specs) options.tolerances.add_spec(spec);
         options.frame_key = match == "time" ? compare::FrameKey::time : compare::FrameKey::step;
         std::optional<Progress> progress;   // made at the first frame, when the total is known

@@ -1,6 +1,5 @@
 #include "particle_convert.hpp"
 
-#include <omp.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -52,7 +51,6 @@ int particle_convert(std::span<const std::string> args) {
         w.write_xdmf = !no_xdmf;
         w.force = common.force;
         w.threads = common.threads;
-        if (common.threads > 0) omp_set_num_threads(common.threads);  // the readers' decode threads
         w.hdf5_compression = h5_compression == "zstd"   ? WriterOptions::Hdf5Compression::zstd
                              : h5_compression == "none" ? WriterOptions::Hdf5Compression::none
                                                         : WriterOptions::Hdf5Compression::gzip;

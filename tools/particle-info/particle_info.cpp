@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <cstring>
 
-#include <omp.h>
 #include <unistd.h>
 
 #include "common/tool.hpp"
@@ -50,14 +49,6 @@ std::string attribute_text(const AttributeValue& value, bool json) {
     }, value);
 }
 
-std::string component_label(std::uint32_t components, std::uint32_t k) {
-    static const char* const xyz[] = {"x", "y", "z"};
-    static const char* const voigt[] = {"xx", "yy", "zz", "yz", "xz", "xy"};
-    if (components == 1) return "";
-    if (components <= 3) return xyz[k];
-    if (components == 6) return voigt[k];
-    return std::to_string(k);
-}
 
 struct Options {
     bool json = false;
@@ -89,7 +80,7 @@ void print_text(const Frame& f, std::uint64_t index, const Options& o) {
                 const auto& s = stats[k];
                 char line[512];
                 std::snprintf(line, sizeof line, "%s %-2s  min %-13s  max %-13s  mean %s", k == 0 ? head : blank.c_str(),
-                              component_label(c.components(), k).c_str(), brief(s.min).c_str(), brief(s.max).c_str(),
+                              (c.components() > 1 ? component_names(c.components()).at(k) : std::string()).c_str(), brief(s.min).c_str(), brief(s.max).c_str(),
                               brief(s.mean).c_str());
                 std::string l = line;
                 if (s.non_finite) l += "  (" + std::to_string(s.non_finite) + " non-finite)";
@@ -152,7 +143,6 @@ int particle_info(std::span<const std::string> args) {
     tool.app().add_option("--frames", o.frames, "Frames to show: 3, 0:100:10, 5:, ... (0-based)");
     return tool.run(std::vector<std::string>(args.begin(), args.end()), [&](Tool& t) {
         o.stats = !no_stats;
-        if (t.options().threads > 0) omp_set_num_threads(t.options().threads);
         const std::string input = positional.empty() ? t.options().input : positional;
         if (!positional.empty() && t.options().input != "-")
             throw UsageError("give the input once: as -i FILE or as FILE");

@@ -5,9 +5,9 @@
 
 #include "common/tool.hpp"
 #include "formats/reader.hpp"
-#include "partikel_config.hpp"
-#include "sph/frame_io.hpp"
-#include "sph/scenes.hpp"
+#include "run/provenance.hpp"
+#include "sph/io/frame_io.hpp"
+#include "sph/io/scenes.hpp"
 
 namespace partikel::tools {
 
@@ -82,9 +82,7 @@ int sph_init(std::span<const std::string> args) {
                                                o.domain_min.x, o.domain_min.z);
         const sph::Scene s = sph::make_scene(scene, o);
         fmt::Frame frame = sph::make_frame(s.particles, s.params, 0, 0.0, 0.0);
-        frame.attributes["program"] = std::string("sph-init");
-        frame.attributes["version"] = std::string(PARTIKEL_VERSION);
-        frame.attributes["command_line"] = t.command_line();
+        run::add_provenance(run::make_provenance("sph-init", t.command_line(), "host"), frame);
         frame.attributes["sph.scene"] = scene;
         t.log().info(scene + ": " + std::to_string(s.particles.count(sph::ParticleKind::fluid)) + " fluid and " +
                      std::to_string(s.particles.size() - s.particles.count(sph::ParticleKind::fluid)) +

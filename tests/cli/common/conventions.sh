@@ -36,6 +36,9 @@ for prog in "$bin"/*; do
   if "$prog" --help | grep -q -- "--device"; then
     err=$("$prog" --device gpu7 </dev/null 2>&1 >/dev/null); rc=$?
     if [ $rc -ne 2 ] || ! grep -q "^$name: error: " <<<"$err"; then echo "FAIL $name --device gpu7: rc=$rc: $err"; fail=1; fi
+    # PARTIKEL_DEVICE is --device's default, validated the same way; the flag wins.
+    err=$(PARTIKEL_DEVICE=gpu7 "$prog" </dev/null 2>&1 >/dev/null); rc=$?
+    if [ $rc -ne 2 ] || ! grep -q "^$name: error: PARTIKEL_DEVICE: " <<<"$err"; then echo "FAIL $name PARTIKEL_DEVICE=gpu7: rc=$rc: $err"; fail=1; fi
   fi
 done
 if [ $count -eq 0 ]; then echo "FAIL no programs found in $bin"; exit 1; fi

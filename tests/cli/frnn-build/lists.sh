@@ -29,4 +29,9 @@ particle-convert "$work/h.csv" -o "$work/h.pks"
 check "radius column" 0 frnn-build -i "$work/h.pks" --radius-column smoothing_length --factor 2 --check --device cpu -o "$work/hn.pks"
 check "radius column attrs" 0 particle-info "$work/hn.pks"
 expect_text "radius 2h" "$work/out" "frnn.radius = 0.1"
+# ... or from a frame attribute: SPH frames carry h as sph.h (frnn-build(1)'s example).
+check "sph frame" 0 sh -c "sph-init dam-break --dx 0.01 >'$work/sph.pks'"
+check "radius attribute" 0 frnn-build -i "$work/sph.pks" --group fluid --radius-column sph.h --factor 2 --check --device cpu -o "$work/sphn.pks"
+check "radius attribute list" 0 particle-info "$work/sphn.pks"
+expect_text "radius attribute: 2h" "$work/out" "frnn.radius"
 finish

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# --search-cells prints seed 004's table exactly, for all k and for one k.
+# --search-cells prints Nitta (2019)'s table exactly, for all k and for one k.
 . "$PARTIKEL_SOURCE_DIR/tests/cli/frnn-build/lib.sh"
 
 check "search-cells" 0 frnn-build --search-cells
 cat >"$work/want" <<'TABLE'
-k  cell_edge  full   cube   sphere  (cells searched per particle, seed 004)
+k  cell_edge  full   cube   sphere  (cells searched per particle; Nitta 2019)
 0  r/1        27     27     27
 1  r/2        216    125    125
 2  r/4        1728   729    613

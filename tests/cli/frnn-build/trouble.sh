@@ -4,7 +4,7 @@
 
 particles "$work/p.pks" 100 5
 check "no radius" 2 frnn-build -i "$work/p.pks" --device cpu
-expect_text "no radius message" "$work/err" "frnn-build: error: give --radius R or --radius-column NAME"
+expect_text "no radius message" "$work/err" "frnn-build: error: give --radius R (a positive length) or --radius-column NAME"
 check "k out of range" 2 frnn-build -i "$work/p.pks" -r 0.1 -m subcell -k 5 --device cpu
 check "k with cell" 2 frnn-build -i "$work/p.pks" -r 0.1 -m cell -k 2 --device cpu
 check "bad method" 2 frnn-build -i "$work/p.pks" -r 0.1 -m octree --device cpu

@@ -35,6 +35,38 @@ expect_text "verlet frames carry the previous step" out "velocity_previous"
 expect_text "verlet frames carry the previous step" out "density_previous"
 check "verlet restart" 0 sph-step -i v1.pks -o v2.pks --steps 4 --device cpu
 check "verlet restart is bit-identical" 0 compare-results --subset --atol 0 --rtol 0 v2.pks v.pks
+# Any frame is a restart point: from frame 3 (step 3) of every1.pks to step 6 equals the
+# straight run.
+check "start frame" 0 sph-step -i every1.pks --start-frame 3 -o from3.pks --steps 3 --device cpu
+check "start frame continues bit-identically" 0 compare-results --subset --atol 0 --rtol 0 from3.pks run.pks
+check "start frame out of range" 2 sph-step -i every1.pks --start-frame 7 -o x.pks --steps 1 --device cpu
+expect_error "start frame out of range" sph-step "no frame 7"
+# Diagnostics as CSV and JSON lines.
+check "diag csv" 0 sph-step -i db.pks -o /dev/null --force --steps 2 --diag d.csv --diag-format csv --device cpu
+expect_text "diag csv header" d.csv "step,time_s,dt_s,kinetic_J"
+check "diag jsonl" 0 sph-step -i db.pks -o /dev/null --force --steps 2 --diag d.jsonl --diag-format jsonl --device cpu
+expect_text "diag jsonl units" d.jsonl '"units":["1","s","s","J"'
+expect_text "diag jsonl row" d.jsonl '{"step":2,"time_s":'
+# Provenance on every frame; a summary line ends the run.
+check "provenance" 0 particle-info run.pks
+expect_text "provenance: program" out 'program = "sph-step"'
+expect_text "provenance: commit" out "commit = "
+expect_text "provenance: utc time" out "utc_time = "
+check "summary" 0 sph-step -i db.pks -o /dev/null --force --steps 2 --device cpu
+expect_text "summary line" err "particle-steps/s"
+# SIGINT: the run stops between steps, keeps its output under the final name with the state it
+# reached as the last frame (a restart point), and exits 130.
+sph-step -i db.pks -o int.pks --until 100 --every-steps 50 --device cpu 2>int.err &
+pid=$!
+for _ in $(seq 100); do ls -A | grep -q 'int.pks.partikel-tmp' && break; sleep 0.1; done
+sleep 0.5
+kill -INT $pid
+wait $pid; rc=$?
+[ $rc -eq 130 ] || { echo "FAIL SIGINT exit status $rc, expected 130: $(cat int.err)"; fail=1; }
+grep -q "interrupted by SIGINT at step" int.err || { echo "FAIL no interrupt note: $(cat int.err)"; fail=1; }
+if ls -A | grep -q 'int.pks.partikel-tmp'; then echo "FAIL a temporary is left after SIGINT"; fail=1; fi
+check "interrupted output is complete" 0 particle-info int.pks
+check "interrupted output restarts" 0 sph-step -i int.pks -o /dev/null --force --steps 1 --device cpu
 check "until and every" 0 sph-step -i db.pks -o t.pks --until 0.002 --every 0.001 --profile
 expect_text "profile" err "particle-steps/s"
 check "density limits" 0 sph-step -i db.pks -o lim.pks --steps 1 --density-limits 700,1300 --device cpu
@@ -51,6 +83,7 @@ expect_error "truncated input" sph-step "cut.pks"
 # A sound speed of 1 cm/s makes the collapse a runaway at once (limit 5 c0).
 check "runaway" 1 sph-step -q -i db.pks -o bad.pks --until 0.2 --every-steps 1 --c0 0.01 --dt-max 1e-3
 expect_error "runaway" sph-step "runaway speed"
+expect_error "the runaway names the particle" sph-step "first particle id "
 check "frames before the runaway are kept" 0 sph-step -i bad.pks -o /dev/null --force --steps 0
 # A sloped terrain as a 16-bit grey PNG (written with zlib alone) and as raw samples: the
 # scenes are identical, and sph-step runs on it.

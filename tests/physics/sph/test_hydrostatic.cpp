@@ -1,4 +1,4 @@
-// Still water (BRIEF 6): after settling, the pressure against depth follows rho0 g depth within
+// Still water (docs/SPH.md, "Validation"): after settling, the pressure against depth follows rho0 g depth within
 // 3% below the top layer; no particle escapes; mass is conserved exactly; the total energy
 // (kinetic + potential) does not grow without forcing.
 //
@@ -13,8 +13,9 @@
 #include <map>
 
 #include "sph/eos.hpp"
-#include "sph/scenes.hpp"
+#include "sph/io/scenes.hpp"
 #include "sph/solver.hpp"
+#include "support/backends.hpp"
 
 using namespace partikel;
 using namespace partikel::sph;
@@ -29,7 +30,8 @@ struct HydrostaticResult {
     double max_speed = 0.0;    // m/s at the end
 };
 
-HydrostaticResult run_still_tank(float depth, float dx, bool periodic, double settle_s, double average_s) {
+HydrostaticResult run_still_tank(const Backend& backend, float depth, float dx, bool periodic, double settle_s,
+                                 double average_s) {
     SceneOptions o;
     o.width_m = depth;
     o.dx_m = dx;
@@ -38,7 +40,7 @@ HydrostaticResult run_still_tank(float depth, float dx, bool periodic, double se
     const SphParams& p = scene.params;
     const TaitEos eos = TaitEos::from_sound_speed(p.rho0, p.c0, p.gamma);
     const double g = 9.81;
-    Solver solver(Backend::cpu(0), p, scene.particles);
+    Solver solver(backend, p, scene.particles);
     HydrostaticResult r;
     auto mass_of = [](const ParticleSet& s) {
         double m = 0.0;
@@ -87,10 +89,8 @@ HydrostaticResult run_still_tank(float depth, float dx, bool periodic, double se
     return r;
 }
 
-}  // namespace
-
-TEST_CASE("hydrostatic pressure in a still tank (periodic, 0.1 m deep, dx = 5 mm)") {
-    const auto r = run_still_tank(0.1f, 0.005f, true, 0.2, 0.1);
+void periodic_tank(const Backend& backend) {
+    const auto r = run_still_tank(backend, 0.1f, 0.005f, true, 0.2, 0.1);
     CHECK(r.worst_layer_error < 0.03);
     CHECK(r.removed == 0);
     CHECK(r.total_mass_change == 0.0);
@@ -99,10 +99,15 @@ TEST_CASE("hydrostatic pressure in a still tank (periodic, 0.1 m deep, dx = 5 mm
     CHECK(r.max_speed < 0.02);
 }
 
-TEST_CASE("hydrostatic pressure in a closed tank with walls (0.1 m, dx = 4 mm)" * doctest::test_suite("slow")) {
-    const auto r = run_still_tank(0.1f, 0.004f, false, 0.6, 0.2);
+void closed_tank(const Backend& backend) {
+    const auto r = run_still_tank(backend, 0.1f, 0.004f, false, 0.6, 0.2);
     CHECK(r.worst_layer_error < 0.03);
     CHECK(r.removed == 0);
     CHECK(r.total_mass_change == 0.0);
     CHECK(r.energy_gain < 1e-4);
 }
+
+}  // namespace
+
+PK_PHYSICS_TEST("hydrostatic pressure in a still tank (periodic, 0.1 m deep, dx = 5 mm)", periodic_tank)
+PK_SLOW_PHYSICS_TEST("hydrostatic pressure in a closed tank with walls (0.1 m, dx = 4 mm)", closed_tank)

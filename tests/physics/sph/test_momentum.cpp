@@ -1,4 +1,4 @@
-// Momentum balance with the walls (BRIEF 6): for the fluid, dP/dt = M g + F_wall, where F_wall
+// Momentum balance with the walls (docs/SPH.md, "Validation"): for the fluid, dP/dt = M g + F_wall, where F_wall
 // is everything the tank (boundary particles and repulsive walls) exerts on it. In a still
 // tank the time-averaged wall force must carry the weight, F_wall = -M g, and the horizontal
 // momentum must stay ~0 (the tank is symmetric; a net sideways push would be a bug in the pair
@@ -13,8 +13,9 @@
 
 #include <cmath>
 
-#include "sph/scenes.hpp"
+#include "sph/io/scenes.hpp"
 #include "sph/solver.hpp"
+#include "support/backends.hpp"
 
 using namespace partikel;
 using namespace partikel::sph;
@@ -36,15 +37,13 @@ FluidMomentum fluid_momentum(const ParticleSet& s) {
     return f;
 }
 
-}  // namespace
-
-TEST_CASE("still tank: the walls carry the fluid's weight; no sideways momentum") {
+void walls_carry_the_weight(const Backend& backend) {
     SceneOptions o;
     o.width_m = 0.05f;  // depth; a closed tank of boundary particles, 10 x 10 x 10 fluid particles
     o.dx_m = 0.005f;
     const Scene scene = make_scene("still-tank", o);
     const double g_m_s2 = 9.81;
-    Solver solver(Backend::cpu(0), scene.params, scene.particles);
+    Solver solver(backend, scene.params, scene.particles);
     // Averaged over 0.05 .. 0.25 s: several acoustic periods (2 depth / c0 ~ 5 ms) and the
     // slower settling of the top layer, after the first start-up transient.
     const double t1_s = 0.05, t2_s = 0.25;
@@ -74,7 +73,7 @@ TEST_CASE("still tank: the walls carry the fluid's weight; no sideways momentum"
     CHECK(max_horizontal_kg_m_s < 1e-3 * f2.mass_kg * std::sqrt(g_m_s2 * o.width_m));
 }
 
-TEST_CASE("dam break: momentum change = weight impulse + wall impulse, through both impacts") {
+void momentum_balance_through_the_impacts(const Backend& backend) {
     // Newton's third law in the pair forces: fluid-fluid terms cancel in the sum over the
     // fluid, so the fluid's momentum changes only by gravity and by what the walls give it,
     // P(t) - P(0) = M g t + J(t). The solver accumulates J independently of the fluid's
@@ -90,7 +89,7 @@ TEST_CASE("dam break: momentum change = weight impulse + wall impulse, through b
     o.dx_m = 0.004f;
     const Scene scene = make_scene("dam-break", o);
     const double g_m_s2 = 9.81, a_m = o.width_m;
-    Solver solver(Backend::cpu(0), scene.params, scene.particles, 0, 0.0, {.track_wall_impulse = true});
+    Solver solver(backend, scene.params, scene.particles, 0, 0.0, {.track_wall_impulse = true});
     const Diagnostics d0 = solver.diagnostics();
     CHECK(d0.wall_impulse_N_s.x == 0.0);
     const double mass_kg = fluid_momentum(solver.download()).mass_kg;
@@ -111,3 +110,9 @@ TEST_CASE("dam break: momentum change = weight impulse + wall impulse, through b
         CHECK(d.removed == 0);
     }
 }
+
+}  // namespace
+
+PK_PHYSICS_TEST("still tank: the walls carry the fluid's weight; no sideways momentum", walls_carry_the_weight)
+PK_PHYSICS_TEST("dam break: momentum change = weight impulse + wall impulse, through both impacts",
+                momentum_balance_through_the_impacts)

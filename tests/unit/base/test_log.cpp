@@ -37,6 +37,29 @@ TEST_CASE("core.progress line has bar, percentage, rate and ETA") {
     std::string line = Progress::format_line("step", 50, 200, 10, "steps", 10);
     CHECK(line == "step [##        ]  25.0% 10 steps/s ETA 00:15");
     CHECK(Progress::format_line("x", 0, 0, 0, "u", 4).find("ETA --:--") != std::string::npos);
+    CHECK(Progress::format_line("step", 50, 200, 10, "steps", 0) == "step  25.0% 10 steps/s ETA 00:15");
+}
+
+TEST_CASE("base.progress without a bar logs a line per interval, with its note") {
+    std::FILE* f = std::tmpfile();
+    Log log("prog", LogLevel::info, LogFormat::text, f);
+    {
+        Progress p(log, "run", 100, "steps", false, 1e-9);
+        p.set_note("waiting for the frame writer");
+        p.update(10);
+    }
+    std::string text = read_all(f);
+    CHECK(text.find("prog: info: run  10.0%") != std::string::npos);
+    CHECK(text.find("(waiting for the frame writer)") != std::string::npos);
+    std::fclose(f);
+    std::FILE* g = std::tmpfile();
+    Log quiet_log("prog", LogLevel::info, LogFormat::text, g);
+    {
+        Progress p(quiet_log, "run", 100, "steps", false, 0.0);  // no interval: silent
+        p.update(10);
+    }
+    CHECK(read_all(g).empty());
+    std::fclose(g);
 }
 
 TEST_CASE("core.progress is silent when disabled") {

@@ -1,4 +1,4 @@
-// The cell grid itself: seed 004's searched-cell table, the Sphere row table, the sort
+// The cell grid itself: the searched-cell table of Nitta (2019), the Sphere row table, the sort
 // invariants of both builds, Morton numbering, the registration order, no allocation in the
 // loop, and the errors for impossible specs.
 #include <doctest/doctest.h>
@@ -22,7 +22,7 @@ using namespace partikel;
 using namespace partikel::frnn;
 using partikel::frnn::testing::Input;
 
-TEST_CASE("frnn.cells: searched cells reproduce seed 004's table") {
+TEST_CASE("frnn.cells: searched cells reproduce the table of Nitta (2019)") {
     const std::uint64_t full[] = {27, 216, 1728, 13824};
     const std::uint64_t cube[] = {27, 125, 729, 4913};
     const std::uint64_t sphere[] = {27, 125, 613, 3449};
@@ -192,7 +192,7 @@ TEST_CASE("frnn.cells: Morton ranks follow the Z-order") {
     CHECK(cell_id(v, 3, 3, 3) == 63);
 }
 
-// Seed 004's registration order: in each row, the entries from the cells that the whole
+// the registration order of Nitta (2019): in each row, the entries from the cells that the whole
 // x group searches come first, and particles of one group list their common neighbours from
 // those cells in the same relative order.
 void registration_order_body(const Backend& b) {

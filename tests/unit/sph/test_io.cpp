@@ -7,8 +7,9 @@
 
 #include "base/error.hpp"
 #include "formats/reader.hpp"
-#include "sph/frame_io.hpp"
-#include "sph/scenes.hpp"
+#include "sph/io/frame_io.hpp"
+#include "sph/io/params_io.hpp"
+#include "sph/io/scenes.hpp"
 
 using namespace partikel;
 using namespace partikel::sph;

@@ -21,7 +21,7 @@
 
 #include "base/error.hpp"
 #include "image/exr.hpp"
-#include "sph/scenes.hpp"
+#include "sph/io/scenes.hpp"
 #include "support/exr_writer.hpp"
 
 using namespace partikel;

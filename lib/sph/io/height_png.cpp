@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "base/error.hpp"
-#include "sph/scenes.hpp"
+#include "sph/io/scenes.hpp"
 
 namespace partikel::sph {
 

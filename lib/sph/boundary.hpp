@@ -13,8 +13,37 @@
 
 #include "base/hd.hpp"
 #include "base/vec.hpp"
+#include "sph/params.hpp"
 
 namespace partikel::sph {
+
+// A height field y = height(x, z) on a regular grid: the ground's height and gradient
+// (dh/dx, dh/dz) at (x, z), bilinear (the gradient of the interpolant; clamped outside the
+// field). Over device memory in the solver, over the host copy where scenes place particles.
+struct TerrainView {
+    const float* height = nullptr;  // m, nx * nz, row-major in z; nullptr: no terrain
+    int nx = 0, nz = 0;
+    float x0 = 0.0f, z0 = 0.0f, inv_cell = 0.0f;  // m, m, 1/m
+    PK_DEVICE_INLINE float height_at(float x, float z, float& dhdx, float& dhdz) const {
+        float tx = (x - x0) * inv_cell;
+        float tz = (z - z0) * inv_cell;
+        tx = fminf(fmaxf(tx, 0.0f), float(nx - 1) - 1e-4f);
+        tz = fminf(fmaxf(tz, 0.0f), float(nz - 1) - 1e-4f);
+        const int ix = int(tx), iz = int(tz);
+        const float fx = tx - float(ix), fz = tz - float(iz);
+        const float* row0 = height + iz * nx + ix;
+        const float* row1 = row0 + nx;
+        const float h00 = row0[0], h10 = row0[1], h01 = row1[0], h11 = row1[1];
+        dhdx = ((h10 - h00) * (1.0f - fz) + (h11 - h01) * fz) * inv_cell;
+        dhdz = ((h01 - h00) * (1.0f - fx) + (h11 - h10) * fx) * inv_cell;
+        return (h00 * (1.0f - fx) + h10 * fx) * (1.0f - fz) + (h01 * (1.0f - fx) + h11 * fx) * fz;
+    }
+};
+
+// The view of a height field's samples at `samples` (host or device memory of its heights).
+inline TerrainView terrain_view(const float* samples, const HeightField& t) {
+    return {samples, t.nx, t.nz, t.x0_m, t.z0_m, 1.0f / t.cell_m};
+}
 
 struct BoundaryVolumes {
     Vec3f lo, hi;                    // m, domain faces
@@ -24,26 +53,7 @@ struct BoundaryVolumes {
     int wave_face = -1;              // face displaced by the wave maker
     float wave_offset = 0.0f;        // m, its displacement along the inward normal axis now
     float wave_velocity = 0.0f;      // m/s, its velocity now
-    const float* terrain = nullptr;  // heights (m), nx * nz, row-major in z; nullptr: none
-    int terrain_nx = 0, terrain_nz = 0;
-    float terrain_x0 = 0.0f, terrain_z0 = 0.0f, terrain_inv_cell = 0.0f;
-
-    // Ground height and its gradient (dh/dx, dh/dz) at (x, z), bilinear (central differences
-    // of the cell, the gradient of the interpolant; clamped outside the field).
-    PK_DEVICE_INLINE float terrain_height(float x, float z, float& dhdx, float& dhdz) const {
-        float tx = (x - terrain_x0) * terrain_inv_cell;
-        float tz = (z - terrain_z0) * terrain_inv_cell;
-        tx = fminf(fmaxf(tx, 0.0f), float(terrain_nx - 1) - 1e-4f);
-        tz = fminf(fmaxf(tz, 0.0f), float(terrain_nz - 1) - 1e-4f);
-        int ix = int(tx), iz = int(tz);
-        float fx = tx - float(ix), fz = tz - float(iz);
-        const float* row0 = terrain + iz * terrain_nx + ix;
-        const float* row1 = row0 + terrain_nx;
-        float h00 = row0[0], h10 = row0[1], h01 = row1[0], h11 = row1[1];
-        dhdx = ((h10 - h00) * (1.0f - fz) + (h11 - h01) * fz) * terrain_inv_cell;
-        dhdz = ((h01 - h00) * (1.0f - fx) + (h11 - h10) * fx) * terrain_inv_cell;
-        return (h00 * (1.0f - fx) + h10 * fx) * (1.0f - fz) + (h01 * (1.0f - fx) + h11 * fx) * fz;
-    }
+    TerrainView terrain;             // no terrain: terrain.height == nullptr
 
     PK_DEVICE_INLINE Vec3f acceleration(Vec3f x, Vec3f v) const {
         Vec3f a{0.0f, 0.0f, 0.0f};
@@ -61,9 +71,9 @@ struct BoundaryVolumes {
                 }
             }
         }
-        if (terrain) {
+        if (terrain.height) {
             float dhdx, dhdz;
-            const float ground = terrain_height(x.x, x.z, dhdx, dhdz);
+            const float ground = terrain.height_at(x.x, x.z, dhdx, dhdz);
             Vec3f n{-dhdx, 1.0f, -dhdz};
             n = n / norm(n);
             const float depth = (ground - x.y) * n.y;  // distance to the local tangent plane

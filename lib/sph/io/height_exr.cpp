@@ -4,7 +4,7 @@
 
 #include "base/error.hpp"
 #include "image/exr.hpp"
-#include "sph/scenes.hpp"
+#include "sph/io/scenes.hpp"
 
 namespace partikel::sph {
 

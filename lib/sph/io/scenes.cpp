@@ -1,4 +1,4 @@
-#include "sph/scenes.hpp"
+#include "sph/io/scenes.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -8,6 +8,7 @@
 #include <functional>
 
 #include "base/error.hpp"
+#include "sph/boundary.hpp"
 #include "sph/eos.hpp"
 
 namespace partikel::sph {
@@ -47,13 +48,18 @@ void tank_walls(ParticleSet& set, Vec3f inner, float dx, float rho0, bool walls_
 
 int wall_layers(const SceneOptions& o) { return o.boundary_layers > 0 ? o.boundary_layers : kBoundaryLayers; }
 
-void set_smoothing(SphParams& p, const SceneOptions& o) {
-    p.h_m = o.coefh > 0.0f ? smoothing_length_coefh(p.dx_m, o.coefh) : smoothing_length_hdx(p.dx_m, o.hdx);
+// h from the options, else the scene's convention: h = 1.5 dx (Werner 2015), or with
+// `default_coefh` > 0 DualSPHysics's h = coefh sqrt(3) dx.
+void set_smoothing(SphParams& p, const SceneOptions& o, float default_coefh = 0.0f) {
+    if (o.coefh > 0.0f)
+        p.h_m = smoothing_length_coefh(p.dx_m, o.coefh);
+    else if (o.hdx > 0.0f)
+        p.h_m = smoothing_length_hdx(p.dx_m, o.hdx);
+    else
+        p.h_m = default_coefh > 0.0f ? smoothing_length_coefh(p.dx_m, default_coefh) : smoothing_length_hdx(p.dx_m, 1.5f);
 }
 
 float default_c0(const SceneOptions& o, float max_speed) { return o.c0 > 0.0f ? o.c0 : 10.0f * max_speed; }
-
-float fluid_mass(const SphParams& p) { return p.rho0 * p.dx_m * p.dx_m * p.dx_m; }
 
 // Martin & Moyce (1952), n^2 = 2: a column a wide and 2a high against the back wall (x = 0)
 // of a tank 6a long with walls 3a high, quasi-two-dimensional: periodic along z over 10 dx (the column spans the
@@ -67,7 +73,7 @@ Scene dam_break(const SceneOptions& o) {
     const float depth = std::max(10.0f * p.dx_m, 3.0f * 2.0f * p.h_m * 1.01f);
     const float length = 6.0f * a, height = 4.0f * a;
     p.c0 = default_c0(o, std::sqrt(2.0f * 9.81f * 2.0f * a));
-    // DualSPHysics's artificial viscosity for dam breaks. With seed 000's 0.01 the front runs
+    // DualSPHysics's artificial viscosity for dam breaks. With Werner (2015)'s 0.01 the front runs
     // 8-13% ahead of Martin & Moyce at a/dx = 16; with 0.1 it stays within 7-9% (docs/SPH.md).
     p.alpha = 0.1f;
     const int layers = wall_layers(o);
@@ -76,7 +82,7 @@ Scene dam_break(const SceneOptions& o) {
     p.domain_max = {length + t, height, std::round(depth / p.dx_m) * p.dx_m};
     p.faces = {Face::wall, Face::wall, Face::wall, Face::open, Face::periodic, Face::periodic};
     fill(s.particles, {0.0f, 0.0f, 0.0f}, {a, 2.0f * a, p.domain_max.z}, p.dx_m, ParticleKind::fluid, p.rho0,
-         fluid_mass(p));
+         p.lattice_mass_kg());
     tank_walls(s.particles, {length, 3.0f * a, p.domain_max.z}, p.dx_m, p.rho0, true, false, layers);
     if (o.hydrostatic) set_hydrostatic_density(s.particles, p, 2.0f * a);
     return s;
@@ -98,14 +104,14 @@ Scene still_tank(const SceneOptions& o) {
         p.domain_min = {0.0f, -t, 0.0f};
         p.domain_max = {side, 1.5f * depth, side};
         p.faces = {Face::periodic, Face::periodic, Face::wall, Face::open, Face::periodic, Face::periodic};
-        fill(s.particles, {0.0f, 0.0f, 0.0f}, {side, depth, side}, p.dx_m, ParticleKind::fluid, p.rho0, fluid_mass(p));
-        fill(s.particles, {0.0f, -t, 0.0f}, {side, 0.0f, side}, p.dx_m, ParticleKind::boundary, p.rho0, fluid_mass(p));
+        fill(s.particles, {0.0f, 0.0f, 0.0f}, {side, depth, side}, p.dx_m, ParticleKind::fluid, p.rho0, p.lattice_mass_kg());
+        fill(s.particles, {0.0f, -t, 0.0f}, {side, 0.0f, side}, p.dx_m, ParticleKind::boundary, p.rho0, p.lattice_mass_kg());
     } else {
         const float side = std::round(depth / p.dx_m) * p.dx_m;
         p.domain_min = {-t, -t, -t};
         p.domain_max = {side + t, 1.5f * depth, side + t};
         p.faces = {Face::wall, Face::wall, Face::wall, Face::open, Face::wall, Face::wall};
-        fill(s.particles, {0.0f, 0.0f, 0.0f}, {side, depth, side}, p.dx_m, ParticleKind::fluid, p.rho0, fluid_mass(p));
+        fill(s.particles, {0.0f, 0.0f, 0.0f}, {side, depth, side}, p.dx_m, ParticleKind::fluid, p.rho0, p.lattice_mass_kg());
         tank_walls(s.particles, {side, 1.5f * depth - t, side}, p.dx_m, p.rho0, true, true, layers);
     }
     // Still water always starts hydrostatic: the point of the scene is the equilibrium.
@@ -129,7 +135,7 @@ Scene fluid_shape(const SceneOptions& o, Vec3f lo, Vec3f hi, const std::function
             throw UsageError("the fluid must lie inside the domain");
     p.c0 = default_c0(o, std::sqrt(2.0f * 9.81f * (hi.y - o.domain_min.y)));
     p.terrain = o.terrain;
-    fill(s.particles, lo, hi, p.dx_m, ParticleKind::fluid, p.rho0, fluid_mass(p), [&](Vec3f q) {
+    fill(s.particles, lo, hi, p.dx_m, ParticleKind::fluid, p.rho0, p.lattice_mass_kg(), [&](Vec3f q) {
         return inside(q) && (p.terrain.empty() || q.y > terrain_at(p.terrain, q.x, q.z) + 0.5f * p.dx_m);
     });
     if (o.hydrostatic) set_hydrostatic_density(s.particles, p, hi.y);
@@ -170,7 +176,7 @@ Scene dam_break_obstacle(const SceneOptions& o) {
     SphParams& p = s.params;
     p.dx_m = o.dx_m > 0.0f ? o.dx_m : 0.01f;
     p.kernel = KernelKind::cubic_spline;
-    p.h_m = smoothing_length_coefh(p.dx_m, o.coefh > 0.0f ? o.coefh : 1.0f);
+    set_smoothing(p, o, 1.0f);
     p.alpha = 0.1f;
     p.diffusion = DensityDiffusion::fourtakas;
     p.diffusion_delta = 0.1f;
@@ -188,9 +194,9 @@ Scene dam_break_obstacle(const SceneOptions& o) {
     p.domain_max = {tank.x + t, tank.y + 0.1f, tank.z + t};
     p.faces = {Face::wall, Face::wall, Face::wall, Face::open, Face::wall, Face::wall};
     const Vec3f obstacle_lo{0.9f, 0.0f, 0.24f}, obstacle_hi{1.02f, 0.45f, 0.36f};
-    fill(s.particles, {0.0f, 0.0f, 0.0f}, {0.4f, 0.3f, tank.z}, dx, ParticleKind::fluid, p.rho0, fluid_mass(p));
+    fill(s.particles, {0.0f, 0.0f, 0.0f}, {0.4f, 0.3f, tank.z}, dx, ParticleKind::fluid, p.rho0, p.lattice_mass_kg());
     tank_walls(s.particles, tank, dx, p.rho0, true, true, layers);
-    fill(s.particles, obstacle_lo, obstacle_hi, dx, ParticleKind::boundary, p.rho0, fluid_mass(p), [&](Vec3f q) {
+    fill(s.particles, obstacle_lo, obstacle_hi, dx, ParticleKind::boundary, p.rho0, p.lattice_mass_kg(), [&](Vec3f q) {
         return q.x < obstacle_lo.x + t || q.x > obstacle_hi.x - t || q.z < obstacle_lo.z + t ||
                q.z > obstacle_hi.z - t || q.y > obstacle_hi.y - t;
     });
@@ -212,25 +218,20 @@ HeightField sample_terrain(const SphParams& p, float cell, const std::function<f
     return t;
 }
 
-// Bilinear height, as BoundaryVolumes::terrain_height evaluates it on the device.
+// The ground height at (x, z): the bilinear interpolant the solver's boundary volumes use.
 float terrain_at(const HeightField& t, float x, float z) {
-    const float fx = std::clamp((x - t.x0_m) / t.cell_m, 0.0f, float(t.nx - 1) - 1e-4f);
-    const float fz = std::clamp((z - t.z0_m) / t.cell_m, 0.0f, float(t.nz - 1) - 1e-4f);
-    const int i = int(fx), k = int(fz);
-    const float u = fx - i, w = fz - k;
-    const float* r0 = &t.height_m[std::size_t(k) * t.nx + i];
-    const float* r1 = r0 + t.nx;
-    return (r0[0] * (1 - u) + r0[1] * u) * (1 - w) + (r1[0] * (1 - u) + r1[1] * u) * w;
+    float dhdx, dhdz;
+    return terrain_view(t.height_m.data(), t).height_at(x, z, dhdx, dhdz);
 }
 
-// Seed 000's single-GPU test scene: a coastal section, ~200 x 110 x 200 m, a beach rising along
+// Werner (2015)'s single-GPU test scene: a coastal section, ~200 x 110 x 200 m, a beach rising along
 // x from a sea floor, water to 60 m, a wave maker at x-; dx = 0.55 m gives ~4M particles.
 Scene coastal(const SceneOptions& o) {
     Scene s;
     SphParams& p = s.params;
     p.dx_m = o.dx_m > 0.0f ? o.dx_m : 0.55f;
     set_smoothing(p, o);
-    // Seed 000 ran c0 = 100 m/s (--c0 100); for 40 m of water that lets the density vary by
+    // Werner (2015) ran c0 = 100 m/s (--c0 100); for 40 m of water that lets the density vary by
     // 6%, so the default is 10 x the largest free-fall speed.
     p.c0 = default_c0(o, std::sqrt(2.0f * 9.81f * 40.0f));
     p.domain_min = {0.0f, 0.0f, 0.0f};
@@ -244,12 +245,12 @@ Scene coastal(const SceneOptions& o) {
         return beach + 3.0f * std::sin(z * 0.05f);
     });
     fill(s.particles, p.domain_min, {p.domain_max.x, water, p.domain_max.z}, p.dx_m, ParticleKind::fluid, p.rho0,
-         fluid_mass(p), [&](Vec3f q) { return q.y > terrain_at(p.terrain, q.x, q.z) + 0.5f * p.dx_m; });
+         p.lattice_mass_kg(), [&](Vec3f q) { return q.y > terrain_at(p.terrain, q.x, q.z) + 0.5f * p.dx_m; });
     set_hydrostatic_density(s.particles, p, water);  // the sea starts at rest
     return s;
 }
 
-// Seed 000's cluster benchmark: a plane inclined along z (rising 1 m per 4 m), about half
+// Werner (2015)'s cluster benchmark: a plane inclined along z (rising 1 m per 4 m), about half
 // flooded; the water runs down the slope.
 Scene inclined_plane(const SceneOptions& o) {
     Scene s;
@@ -264,7 +265,7 @@ Scene inclined_plane(const SceneOptions& o) {
     // A plane: 2 x 2 samples are exact for the bilinear interpolation.
     p.terrain = !o.terrain.empty() ? o.terrain : sample_terrain(p, size.z, [](float, float z) { return 0.25f * z; });
     const float water = 1.0f;
-    fill(s.particles, p.domain_min, {size.x, water, size.z}, p.dx_m, ParticleKind::fluid, p.rho0, fluid_mass(p),
+    fill(s.particles, p.domain_min, {size.x, water, size.z}, p.dx_m, ParticleKind::fluid, p.rho0, p.lattice_mass_kg(),
          [&](Vec3f q) { return q.y > terrain_at(p.terrain, q.x, q.z) + 0.5f * p.dx_m; });
     return s;
 }
@@ -342,14 +343,15 @@ const std::vector<SceneInfo>& scene_list() {
         {"box", "a block of fluid (--box) in a domain of repulsive walls (--domain)"},
         {"sphere", "a ball of fluid (--center, --radius) in a domain of repulsive walls (--domain)"},
         {"column", "a vertical cylinder of fluid on the floor (--center x,_,z, --radius, --height)"},
-        {"coastal", "seed 000's coastal section: terrain, wave maker, ~4M particles at dx 0.55 m"},
-        {"inclined-plane", "seed 000's cluster benchmark: a slope along z, about half flooded"},
+        {"coastal", "Werner (2015)'s coastal section: terrain, wave maker, ~4M particles at dx 0.55 m"},
+        {"inclined-plane", "Werner (2015)'s cluster benchmark: a slope along z, about half flooded"},
     };
     return list;
 }
 
 Scene make_scene(std::string_view name, const SceneOptions& o) {
-    if (o.dx_m < 0.0f || o.width_m < 0.0f || o.hdx <= 0.0f) throw UsageError("dx, width and hdx must be positive");
+    if (o.dx_m < 0.0f || o.width_m < 0.0f || o.hdx < 0.0f || o.coefh < 0.0f)
+        throw UsageError("dx, width, hdx and coefh must not be negative");
     Scene s;
     if (name == "dam-break")
         s = dam_break(o);

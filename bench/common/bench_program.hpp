@@ -1,0 +1,33 @@
+// What every benchmark program shares: --device and --threads, --json FILE (JSON lines appended),
+// and one error line with a non-zero status. Benchmarks stand beside the programs, not on them
+// (tools/ is above every library; nothing includes it).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <string>
+
+#include "core/backend.hpp"
+
+namespace partikel::bench {
+
+class BenchProgram {
+public:
+    BenchProgram(std::string name, std::string description);
+    CLI::App& app() { return app_; }
+    const std::string& json_path() const { return json_path_; }
+    // The backend from --device (auto, cpu, cuda, cuda:N) and --threads.
+    Backend open_backend();
+    // Parse and run `body`: 0 on success, 1 on an error, 2 on a usage error, each with one line.
+    int run(int argc, char** argv, const std::function<int()>& body);
+
+private:
+    std::string name_;
+    CLI::App app_;
+    std::string device_ = "auto";
+    int threads_ = 0;
+    std::string json_path_;
+};
+
+}  // namespace partikel::bench

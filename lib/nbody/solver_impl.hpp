@@ -1,0 +1,547 @@
+// The N-body step, force evaluation and diagnostics (nbody/solver.hpp), written once for both
+// backends; instantiated by solver_cpu.cpp and solver_cuda.cu.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <span>
+#include <string>
+
+#include "base/error.hpp"
+#include "base/hd.hpp"
+#include "core/exec.hpp"
+#include "core/memory.hpp"
+#include "core/reduce_ops.hpp"
+#include "nbody/direct.hpp"
+#include "nbody/hybrid.hpp"
+#include "nbody/solver_state.hpp"
+#include "nbody/tree.hpp"
+
+namespace partikel::nbody {
+
+namespace kernels {
+
+struct BoxOfPosition {
+    const Vec3d* position;
+    PK_HD BoundingBox operator()(std::size_t i) const {
+        const Vec3d x = position[i];
+        // x - x is 0 exactly for finite x, NaN for infinities and NaN (no library call: both backends).
+        if (!(x.x - x.x == 0.0 && x.y - x.y == 0.0 && x.z - x.z == 0.0)) {
+            const double inf = std::numeric_limits<double>::infinity();
+            return BoundingBox{{inf, inf, inf}, {-inf, -inf, -inf}, 1u};
+        }
+        return BoundingBox{{x.x, x.y, x.z}, {x.x, x.y, x.z}, 0u};
+    }
+};
+
+struct CombineBoxes {
+    PK_HD BoundingBox operator()(const BoundingBox& a, const BoundingBox& b) const {
+        BoundingBox r;
+        for (int k = 0; k < 3; ++k) {
+            r.lo[k] = b.lo[k] < a.lo[k] ? b.lo[k] : a.lo[k];
+            r.hi[k] = b.hi[k] > a.hi[k] ? b.hi[k] : a.hi[k];
+        }
+        r.nonfinite = a.nonfinite + b.nonfinite;
+        return r;
+    }
+};
+
+inline BoundingBox empty_box() {
+    const double inf = std::numeric_limits<double>::infinity();
+    return BoundingBox{{inf, inf, inf}, {-inf, -inf, -inf}, 0u};
+}
+
+// The first half kick and the drift: v += a dt/2; x += v dt; body = (x, m) in float when the
+// force sum reads the bodies in this order (direct).
+struct KickDrift {
+    Vec3d* position;
+    Vec3d* velocity;
+    const Vec4f* accel;
+    Vec4f* body;  // nullptr: the tree's reorder writes the bodies
+    double half_dt;
+    double dt;
+    PK_HD void operator()(std::size_t i) const {
+        const Vec4f a = accel[i];
+        Vec3d v = velocity[i];
+        v.x += half_dt * double(a.x);
+        v.y += half_dt * double(a.y);
+        v.z += half_dt * double(a.z);
+        Vec3d x = position[i];
+        x.x += dt * v.x;
+        x.y += dt * v.y;
+        x.z += dt * v.z;
+        velocity[i] = v;
+        position[i] = x;
+        if (body) body[i] = Vec4f{float(x.x), float(x.y), float(x.z), body[i].w};
+    }
+};
+
+struct Kick {
+    Vec3d* velocity;
+    const Vec4f* accel;
+    double half_dt;
+    PK_HD void operator()(std::size_t i) const {
+        const Vec4f a = accel[i];
+        Vec3d v = velocity[i];
+        v.x += half_dt * double(a.x);
+        v.y += half_dt * double(a.y);
+        v.z += half_dt * double(a.z);
+        velocity[i] = v;
+    }
+};
+
+// Body k along the curve from body order[k]; the force sums' copy in float.
+struct Reorder {
+    const std::uint32_t* order;
+    const Vec3d* position_in;
+    const Vec3d* velocity_in;
+    const std::uint64_t* id_in;
+    const Vec4f* body_in;
+    Vec3d* position_out;
+    Vec3d* velocity_out;
+    std::uint64_t* id_out;
+    Vec4f* body_out;
+    PK_HD void operator()(std::size_t k) const {
+        const std::uint32_t from = order[k];
+        const Vec3d x = position_in[from];
+        position_out[k] = x;
+        velocity_out[k] = velocity_in[from];
+        id_out[k] = id_in[from];
+        body_out[k] = Vec4f{float(x.x), float(x.y), float(x.z), body_in[from].w};
+    }
+};
+
+// The hybrid's split: the first group the device walks.
+struct SplitGroups {
+    const std::uint32_t* load_prefix;
+    std::uint32_t groups;
+    double share;
+    std::uint32_t* first_gpu_group;
+    PK_HD void operator()(std::size_t) const {
+        const double target = share * double(load_prefix[groups]);
+        std::uint32_t lo = 0, hi = groups;
+        while (lo < hi) {
+            const std::uint32_t mid = lo + (hi - lo) / 2;
+            if (double(load_prefix[mid]) < target) lo = mid + 1;
+            else hi = mid;
+        }
+        *first_gpu_group = lo;
+    }
+};
+
+struct MomentsOfBody {
+    const Vec3d* position;
+    const Vec3d* velocity;
+    const Vec4f* body;
+    const Vec4f* potential;
+    PK_HD Moments operator()(std::size_t i) const {
+        const double m = body[i].w;
+        const Vec3d x = position[i], v = velocity[i];
+        Moments r;
+        r.kinetic = 0.5 * m * (v.x * v.x + v.y * v.y + v.z * v.z);
+        r.potential = 0.5 * m * double(potential[i].w);
+        r.mass = m;
+        r.momentum[0] = m * v.x;
+        r.momentum[1] = m * v.y;
+        r.momentum[2] = m * v.z;
+        r.angular_momentum[0] = m * (x.y * v.z - x.z * v.y);
+        r.angular_momentum[1] = m * (x.z * v.x - x.x * v.z);
+        r.angular_momentum[2] = m * (x.x * v.y - x.y * v.x);
+        r.mass_moment[0] = m * x.x;
+        r.mass_moment[1] = m * x.y;
+        r.mass_moment[2] = m * x.z;
+        return r;
+    }
+};
+
+struct AddMoments {
+    PK_HD Moments operator()(const Moments& a, const Moments& b) const {
+        Moments r;
+        r.kinetic = a.kinetic + b.kinetic;
+        r.potential = a.potential + b.potential;
+        r.mass = a.mass + b.mass;
+        for (int k = 0; k < 3; ++k) {
+            r.momentum[k] = a.momentum[k] + b.momentum[k];
+            r.angular_momentum[k] = a.angular_momentum[k] + b.angular_momentum[k];
+            r.mass_moment[k] = a.mass_moment[k] + b.mass_moment[k];
+        }
+        return r;
+    }
+};
+
+// Distance from the centre of mass as sortable bits (non-negative floats order as integers).
+struct RadiusKeys {
+    const Vec3d* position;
+    const Moments* moments;
+    std::uint32_t* key;
+    std::uint32_t* index;
+    PK_HD void operator()(std::size_t i) const {
+        const Moments& m = *moments;
+        const double inv = m.mass > 0.0 ? 1.0 / m.mass : 0.0;
+        const Vec3d x = position[i];
+        const double dx = x.x - m.mass_moment[0] * inv, dy = x.y - m.mass_moment[1] * inv,
+                     dz = x.z - m.mass_moment[2] * inv;
+        const float r = float(sqrt(dx * dx + dy * dy + dz * dz));
+        std::uint32_t bits;
+        memcpy(&bits, &r, sizeof bits);
+        key[i] = bits;
+        index[i] = static_cast<std::uint32_t>(i);
+    }
+};
+
+// cumulative[k] = mass of the k-th body by radius (k < n), cumulative[n] = 0: after an exclusive
+// scan cumulative[k + 1] is the mass within the k-th radius.
+struct MassByRadius {
+    const std::uint32_t* order;
+    const Vec4f* body;
+    std::uint32_t n;
+    double* cumulative;
+    PK_HD void operator()(std::size_t k) const { cumulative[k] = k < n ? double(body[order[k]].w) : 0.0; }
+};
+
+struct LagrangianRadii {
+    const std::uint32_t* sorted_key;
+    const double* cumulative;
+    std::uint32_t n;
+    double f0, f1, f2;
+    float* radius;
+    PK_HD void operator()(std::size_t j) const {
+        const double f = j == 0 ? f0 : (j == 1 ? f1 : f2);
+        const double target = f * cumulative[n];
+        std::uint32_t lo = 0, hi = n - 1;  // smallest k with cumulative[k + 1] >= target
+        while (lo < hi) {
+            const std::uint32_t mid = lo + (hi - lo) / 2;
+            if (cumulative[mid + 1] < target) lo = mid + 1;
+            else hi = mid;
+        }
+        float r;
+        memcpy(&r, &sorted_key[lo], sizeof r);
+        radius[j] = r;
+    }
+};
+
+struct GatherSamples {
+    const std::uint32_t* samples;
+    const Vec4f* body;
+    const Vec4f* accel;
+    Vec4f* targets;
+    Vec4f* solver_values;
+    PK_HD void operator()(std::size_t k) const {
+        targets[k] = body[samples[k]];
+        solver_values[k] = accel[samples[k]];
+    }
+};
+
+}  // namespace kernels
+
+template <class Exec> std::size_t workspace_bytes(const Exec& exec, std::size_t n) {
+    std::size_t bytes = 256;
+    auto grow = [&](std::size_t b) { bytes = b > bytes ? b : bytes; };
+    grow(exec.template reduce_scratch_bytes<BoundingBox, kernels::CombineBoxes>(n));
+    grow(exec.template reduce_scratch_bytes<Moments, kernels::AddMoments>(n));
+    grow(exec.template reduce_scratch_bytes<std::uint64_t, SumOp>(group_count(n)));
+    grow(exec.template sort_pairs_scratch_bytes<std::uint32_t, std::uint32_t>(n));
+    grow(exec.template exclusive_sum_scratch_bytes<double>(n + 1));
+    grow(group_load_scratch_bytes(exec, n));
+    return bytes;
+}
+
+namespace detail {
+
+// NumericalError naming the first body with a non-finite position (host search; the run is over).
+inline void report_nonfinite(SolverState& s) {
+    const auto x = s.position.to_vector();
+    const auto ids = s.id.to_vector();
+    for (std::size_t i = 0; i < s.n; ++i)
+        if (!std::isfinite(x[i].x) || !std::isfinite(x[i].y) || !std::isfinite(x[i].z))
+            throw NumericalError("nbody: step " + std::to_string(s.step) + ": body id " + std::to_string(ids[i]) +
+                                 " has a non-finite position");
+    throw NumericalError("nbody: step " + std::to_string(s.step) + ": a non-finite position");
+}
+
+template <class Exec> void bounding_box(const Exec& exec, SolverState& s) {
+    auto scope = s.profile.phase("box");
+    exec.transform_reduce(s.workspace, s.n, kernels::BoxOfPosition{s.position.data()}, kernels::CombineBoxes{},
+                          kernels::empty_box(), s.box.data());
+}
+
+inline TreeWalk device_walk(SolverState& s, bool with_potential, Vec4f* out) {
+    TreeWalk w;
+    w.tree = s.tree->view();
+    w.bodies = s.body.data();
+    w.body_count = s.n;
+    w.G = float(s.params.units.G);
+    w.softening = s.params.softening;
+    w.theta = s.params.theta;
+    w.quadrupole = s.params.quadrupole;
+    w.with_potential = with_potential;
+    w.group_begin = 0;
+    w.group_end = group_count(s.n);
+    w.out = out;
+    w.cell_interactions = s.group_cells.data();
+    w.body_interactions = s.group_pairs.data();
+    return w;
+}
+
+// The tree of the current positions: box, keys, sort, reorder along the curve, nodes, multipoles.
+template <class Exec> void rebuild_tree(const Exec& exec, SolverState& s) {
+    Octree& tree = *s.tree;
+    bounding_box(exec, s);
+    {
+        auto scope = s.profile.phase("keys");
+        tree.compute_keys(exec, s.box.data(), s.position.data(), s.n);
+    }
+    {
+        auto scope = s.profile.phase("sort");
+        tree.sort_keys(exec, s.n);
+    }
+    {
+        auto scope = s.profile.phase("reorder");
+        exec.for_each(s.n,
+                      kernels::Reorder{tree.order(), s.position.data(), s.velocity.data(), s.id.data(), s.body.data(),
+                                       s.position_spare.data(), s.velocity_spare.data(), s.id_spare.data(),
+                                       s.body_spare.data()},
+                      "nbody.reorder");
+        std::swap(s.position, s.position_spare);
+        std::swap(s.velocity, s.velocity_spare);
+        std::swap(s.id, s.id_spare);
+        std::swap(s.body, s.body_spare);
+    }
+    {
+        auto scope = s.profile.phase("build");
+        tree.build_nodes(exec, s.box.data(), s.n);
+    }
+    if (exec.read_value(s.box.data()).nonfinite) report_nonfinite(s);
+    auto scope = s.profile.phase("multipoles");
+    tree.compute_multipoles(exec, s.body.data());
+}
+
+template <class Exec> void hybrid_walk(const Exec& exec, SolverState& s) {
+    HybridState& h = *s.hybrid;
+    const Octree& tree = *s.tree;
+    const std::size_t n = s.n;
+    const auto groups = static_cast<std::uint32_t>(group_count(n));
+    const std::size_t nodes = tree.node_count();
+    const TreeView v = tree.view();
+    group_load_prefix(exec, s.workspace, tree.leaf_levels(), n, h.load_prefix.data());
+    const double share = h.threads.cpu_share();
+    exec.for_each(1, kernels::SplitGroups{h.load_prefix.data(), groups, share, h.first_gpu_group.data()},
+                  "nbody.hybrid.split");
+    // The tree goes to the host on a second queue while the device walks its share.
+    h.tree_ready.record(s.backend);
+    h.tree_ready.enqueue_wait(h.copy_queue);
+    auto to_host = [&](void* dst, const void* src, std::size_t bytes) {
+        copy_bytes(h.copy_queue, dst, src, bytes, CopyDirection::device_to_host, true);
+    };
+    to_host(h.bodies.data(), s.body.data(), n * sizeof(Vec4f));
+    to_host(h.com_mass.data(), v.com_mass, nodes * sizeof(Vec4f));
+    to_host(h.cube.data(), v.cube, nodes * sizeof(Vec4f));
+    to_host(h.links.data(), v.links, nodes * sizeof(NodeLinks));
+    if (s.params.quadrupole) {
+        to_host(h.quad.data(), v.quad, nodes * sizeof(Vec4f));
+        to_host(h.quad_yz.data(), v.quad_yz, nodes * sizeof(float));
+    }
+    to_host(h.load_prefix_host.data(), h.load_prefix.data(), (std::size_t(groups) + 1) * sizeof(std::uint32_t));
+    to_host(h.first_gpu_group_host.data(), h.first_gpu_group.data(), sizeof(std::uint32_t));
+    h.tree_copied.record(h.copy_queue);
+
+    TreeWalk walk = device_walk(s, false, s.accel.data());
+    walk.first_group = h.first_gpu_group.data();
+    h.gpu_timer.start();
+    tree_forces(exec, walk);
+    h.gpu_timer.stop();
+
+    Stopwatch clock;
+    h.tree_copied.synchronize();
+    const std::uint32_t cpu_groups = h.first_gpu_group_host.data()[0];
+    TreeWalk host = walk;
+    host.tree = TreeView{h.com_mass.data(), h.cube.data(), h.links.data(), h.quad.data(), h.quad_yz.data(), v.node_count};
+    host.bodies = h.bodies.data();
+    host.first_group = nullptr;
+    host.out = h.accel.data();
+    host.cell_interactions = h.cells.data();
+    host.body_interactions = h.pairs.data();
+    walk_on_cpu_threads(host, std::span<const std::uint32_t>(h.load_prefix_host.data(), std::size_t(groups) + 1),
+                        cpu_groups, h.threads.cpu_threads());
+    const std::size_t cpu_bodies = std::min<std::size_t>(n, std::size_t(cpu_groups) * kGroupSize);
+    auto to_device = [&](void* dst, const void* src, std::size_t bytes) {
+        copy_bytes(h.copy_queue, dst, src, bytes, CopyDirection::host_to_device, true);
+    };
+    to_device(s.accel.data(), h.accel.data(), cpu_bodies * sizeof(Vec4f));
+    to_device(s.group_cells.data(), h.cells.data(), cpu_groups * sizeof(std::uint32_t));
+    to_device(s.group_pairs.data(), h.pairs.data(), cpu_groups * sizeof(std::uint32_t));
+    h.results_uploaded.record(h.copy_queue);
+    // The upload counts as the CPU's time (the thesis adds the transfer latency to t_CPU).
+    h.results_uploaded.synchronize();
+    const double cpu_seconds = clock.seconds();
+    const double gpu_seconds = h.gpu_timer.seconds();
+    h.results_uploaded.enqueue_wait(s.backend);  // the kick reads the CPU's results
+    h.status = HybridStatus{h.threads.count(), h.threads.cpu_threads(), share, cpu_groups, groups, cpu_seconds, gpu_seconds};
+    h.threads.update(cpu_seconds, gpu_seconds);
+}
+
+}  // namespace detail
+
+// Accelerations at the current positions (the tree methods reorder the bodies first).
+template <class Exec> void compute_forces(const Exec& exec, SolverState& s) {
+    if (s.params.method == ForceMethod::direct) {
+        detail::bounding_box(exec, s);
+        if (exec.read_value(s.box.data()).nonfinite) detail::report_nonfinite(s);
+        auto scope = s.profile.phase("direct");
+        DirectSum d;
+        d.targets = s.body.data();
+        d.target_count = s.n;
+        d.sources = s.body.data();
+        d.source_count = s.n;
+        d.G = float(s.params.units.G);
+        d.softening = s.params.softening;
+        d.out = s.accel.data();
+        d.partial = s.direct_partial.empty() ? nullptr : s.direct_partial.data();
+        direct_forces(exec, d);
+        return;
+    }
+    detail::rebuild_tree(exec, s);
+    auto scope = s.profile.phase("traversal");
+    if (s.params.method == ForceMethod::hybrid) detail::hybrid_walk(exec, s);
+    else tree_forces(exec, detail::device_walk(s, false, s.accel.data()));
+}
+
+template <class Exec> void advance(const Exec& exec, SolverState& s) {
+    const double dt = s.params.dt;
+    {
+        auto scope = s.profile.phase("integration");
+        const bool direct = s.params.method == ForceMethod::direct;
+        exec.for_each(s.n,
+                      kernels::KickDrift{s.position.data(), s.velocity.data(), s.accel.data(),
+                                         direct ? s.body.data() : nullptr, 0.5 * dt, dt},
+                      "nbody.kick_drift");
+    }
+    compute_forces(exec, s);
+    {
+        auto scope = s.profile.phase("integration");
+        exec.for_each(s.n, kernels::Kick{s.velocity.data(), s.accel.data(), 0.5 * dt}, "nbody.kick");
+    }
+    s.step += 1;
+    s.time += dt;
+    s.last_dt = dt;
+    s.potential_current = false;
+}
+
+template <class Exec> void potential_pass(const Exec& exec, SolverState& s) {
+    if (s.params.method == ForceMethod::direct) {
+        DirectSum d;
+        d.targets = s.body.data();
+        d.target_count = s.n;
+        d.sources = s.body.data();
+        d.source_count = s.n;
+        d.G = float(s.params.units.G);
+        d.softening = s.params.softening;
+        d.with_potential = true;
+        d.out = s.potential.data();
+        d.partial = s.direct_partial.empty() ? nullptr : s.direct_partial.data();
+        direct_forces(exec, d);
+    } else {
+        TreeWalk w = detail::device_walk(s, true, s.potential.data());
+        w.cell_interactions = nullptr;  // keep the counts of the step's walk
+        w.body_interactions = nullptr;
+        tree_forces(exec, w);
+    }
+    s.potential_current = true;
+}
+
+template <class Exec> Diagnostics compute_diagnostics(const Exec& exec, SolverState& s) {
+    if (!s.potential_current) potential_pass(exec, s);
+    const Moments zero{};
+    exec.transform_reduce(s.workspace, s.n,
+                          kernels::MomentsOfBody{s.position.data(), s.velocity.data(), s.body.data(), s.potential.data()},
+                          kernels::AddMoments{}, zero, s.moments.data());
+    const auto n32 = static_cast<std::uint32_t>(s.n);
+    exec.for_each(s.n, kernels::RadiusKeys{s.position.data(), s.moments.data(), s.radius_key.data(), s.radius_index.data()},
+                  "nbody.radius_keys");
+    exec.sort_pairs(s.workspace, s.radius_key.data(), s.radius_key_sorted.data(), s.radius_index.data(),
+                    s.radius_order.data(), s.n);
+    exec.for_each(s.n + 1, kernels::MassByRadius{s.radius_order.data(), s.body.data(), n32, s.cumulative_mass.data()},
+                  "nbody.mass_by_radius");
+    exec.exclusive_sum(s.workspace, s.cumulative_mass.data(), s.cumulative_mass.data(), s.n + 1);
+    exec.for_each(3,
+                  kernels::LagrangianRadii{s.radius_key_sorted.data(), s.cumulative_mass.data(), n32,
+                                           kLagrangianFractions[0], kLagrangianFractions[1], kLagrangianFractions[2],
+                                           s.lagrangian.data()},
+                  "nbody.lagrangian_radii");
+    const Moments m = exec.read_value(s.moments.data());
+    float radii[3];
+    exec.copy_to_host(radii, s.lagrangian.data(), sizeof radii);
+    Diagnostics d;
+    d.step = s.step;
+    d.time = s.time;
+    d.kinetic = m.kinetic;
+    d.potential = m.potential;
+    d.total = m.kinetic + m.potential;
+    d.mass = m.mass;
+    for (int k = 0; k < 3; ++k) {
+        d.momentum[k] = m.momentum[k];
+        d.angular_momentum[k] = m.angular_momentum[k];
+        d.centre_of_mass[k] = m.mass > 0.0 ? m.mass_moment[k] / m.mass : 0.0;
+        d.lagrangian_radius[k] = radii[k];
+    }
+    d.virial_ratio = m.potential != 0.0 ? 2.0 * m.kinetic / std::fabs(m.potential) : std::nan("");
+    return d;
+}
+
+template <class Exec> Interactions count_interactions(const Exec& exec, SolverState& s) {
+    Interactions r;
+    if (s.params.method == ForceMethod::direct) {
+        r.bodies = std::uint64_t(s.n) * std::uint64_t(s.n);
+        return r;
+    }
+    const std::size_t groups = group_count(s.n);
+    exec.transform_reduce(s.workspace, groups, LoadAs<std::uint32_t, std::uint64_t>{s.group_cells.data()}, SumOp{},
+                          std::uint64_t{0}, s.interaction_sums.data());
+    exec.transform_reduce(s.workspace, groups, LoadAs<std::uint32_t, std::uint64_t>{s.group_pairs.data()}, SumOp{},
+                          std::uint64_t{0}, s.interaction_sums.data() + 1);
+    std::uint64_t sums[2];
+    exec.copy_to_host(sums, s.interaction_sums.data(), sizeof sums);
+    r.cells = sums[0];
+    r.bodies = sums[1];
+    return r;
+}
+
+template <class Exec>
+void reference_accelerations(const Exec& exec, SolverState& s, const std::uint32_t* samples, std::size_t count,
+                             Vec4f* targets, Vec4f* reference, Vec4f* solver_values, Vec4f* partial) {
+    exec.for_each(count, kernels::GatherSamples{samples, s.body.data(), s.accel.data(), targets, solver_values},
+                  "nbody.gather_samples");
+    DirectSum d;
+    d.targets = targets;
+    d.target_count = count;
+    d.target_source_index = samples;
+    d.sources = s.body.data();
+    d.source_count = s.n;
+    d.G = float(s.params.units.G);
+    d.softening = s.params.softening;
+    d.double_sums = true;
+    d.out = reference;
+    d.partial = partial;
+    direct_forces(exec, d);
+}
+
+template <class Exec> std::size_t reference_partial_capacity(const Exec& exec, std::size_t count) {
+    return direct_partial_capacity(exec, count);
+}
+
+// The family's instantiations, once per backend (solver_cpu.cpp, solver_cuda.cu).
+#define PK_NBODY_SOLVER_INSTANTIATE(Exec)                                                                  \
+    template std::size_t workspace_bytes(const Exec&, std::size_t);                                        \
+    template void compute_forces(const Exec&, SolverState&);                                               \
+    template void advance(const Exec&, SolverState&);                                                      \
+    template void potential_pass(const Exec&, SolverState&);                                               \
+    template Diagnostics compute_diagnostics(const Exec&, SolverState&);                                   \
+    template Interactions count_interactions(const Exec&, SolverState&);                                   \
+    template void reference_accelerations(const Exec&, SolverState&, const std::uint32_t*, std::size_t,   \
+                                          Vec4f*, Vec4f*, Vec4f*, Vec4f*);                                 \
+    template std::size_t reference_partial_capacity(const Exec&, std::size_t);
+
+}  // namespace partikel::nbody

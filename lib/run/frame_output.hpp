@@ -1,0 +1,74 @@
+// Frames written while a simulation steps on.
+//
+// write() captures the simulation's current state (Simulation::frame_capture: the buffers a
+// frame needs) into a free slot of a StagedCopy (device -> staging -> pinned host memory on a
+// second queue) and returns; a writer thread waits for that copy, builds the frame
+// (Simulation::build_frame), adds provenance, and compresses and writes it through the
+// FrameWriter while the steps go on. Frames are written in order and never dropped: with
+// `slots` frames in flight (default 2: one being copied while the previous one is built and
+// compressed), a write() that finds every slot still held waits for the writer and reports how
+// long it waited. The writer thread runs at a lower scheduling priority (nice 10) than the
+// stepping thread, whose kernel launches must not wait for a compressor: on the GPU machine
+// that keeps the step loop at full speed while every other core compresses.
+//
+// A writer's failure is rethrown by the next write() or by finish().
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <exception>
+#include <mutex>
+#include <thread>
+
+#include "core/staged_copy.hpp"
+#include "formats/reader.hpp"
+#include "run/provenance.hpp"
+#include "run/simulation.hpp"
+
+namespace partikel::run {
+
+class FrameOutput {
+public:
+    // `simulation` and `writer` must outlive this object.
+    FrameOutput(Simulation& simulation, fmt::FrameWriter& writer, Provenance provenance, int slots = 2);
+    ~FrameOutput();  // waits for the frames in flight; errors are dropped here (call finish())
+    FrameOutput(const FrameOutput&) = delete;
+    FrameOutput& operator=(const FrameOutput&) = delete;
+
+    // Capture the current state as the next frame; returns the seconds it waited for a free slot.
+    double write();
+    // Wait until every frame captured so far is written; rethrows a writer's failure.
+    void finish();
+    // True when every slot is held (the next write() would wait).
+    bool backlogged() const;
+
+    std::int64_t last_step() const { return last_step_; }  // of the last capture, -1 before the first
+    std::uint64_t frames() const { return frames_; }       // captured so far
+    std::size_t device_bytes() const { return staged_.device_bytes(); }
+    std::size_t host_bytes() const { return staged_.host_bytes(); }
+
+private:
+    struct Job {
+        int slot;
+        FrameCapture capture;
+    };
+    void writer_loop();
+    void rethrow_failure();
+
+    Simulation& simulation_;
+    fmt::FrameWriter& writer_;
+    Provenance provenance_;
+    StagedCopy staged_;
+    mutable std::mutex mutex_;
+    std::condition_variable changed_;
+    std::deque<Job> jobs_;
+    int writing_ = 0;  // jobs taken by the writer and not finished
+    bool stop_ = false;
+    std::exception_ptr failure_;
+    std::int64_t last_step_ = -1;
+    std::uint64_t frames_ = 0;
+    std::thread thread_;
+};
+
+}  // namespace partikel::run

@@ -1,0 +1,32 @@
+#include "run/provenance.hpp"
+
+#include <chrono>
+#include <ctime>
+
+#include "partikel_config.hpp"
+
+namespace partikel::run {
+
+Provenance make_provenance(std::string program, std::string command_line, std::string device,
+                           std::optional<std::uint64_t> seed) {
+    Provenance p{std::move(program), std::move(command_line), std::move(device), seed, {}};
+    const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+    std::tm tm{};
+    gmtime_r(&now, &tm);
+    char text[32];
+    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    p.utc_start = text;
+    return p;
+}
+
+void add_provenance(const Provenance& p, fmt::Frame& frame) {
+    frame.attributes["program"] = p.program;
+    frame.attributes["version"] = std::string(PARTIKEL_VERSION);
+    frame.attributes["commit"] = std::string(PARTIKEL_GIT_COMMIT);
+    frame.attributes["command_line"] = p.command_line;
+    frame.attributes["utc_time"] = p.utc_start;
+    frame.attributes["device"] = p.device;
+    if (p.seed) frame.attributes["seed"] = static_cast<std::int64_t>(*p.seed);
+}
+
+}  // namespace partikel::run

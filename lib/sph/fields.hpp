@@ -1,0 +1,84 @@
+// The SPH solver's per-particle state, defined once (core/fields.hpp): every array the solver
+// holds on the device, what each is, its unit, and what happens to it when particles are
+// reordered into cell order (every grid build, and between the stages of a step), removed,
+// written to frames and restored on restart. The solver allocates the fields its scheme needs;
+// frames (sph/io/frame_io.hpp) write and read the fields marked so. Adding a field is a line
+// here plus its physics.
+#pragma once
+
+#include <cstdint>
+
+#include "base/units.hpp"
+#include "core/fields.hpp"
+
+namespace partikel::sph {
+
+namespace field {
+enum : int {
+    // The state (cell order at every point of a step).
+    position,           // m
+    velocity,           // m/s
+    density,            // kg/m^3
+    mass,               // kg
+    id,                 // the particle's identity, kept through reorders and restarts
+    kind,               // ParticleKind
+    // The midpoint and symplectic schemes: the state at the start of the step, while the
+    // predictor's half-step state is in the fields above.
+    position_start,
+    velocity_start,
+    density_start,
+    // Verlet: the previous step's velocity and density (what the next step starts from).
+    velocity_previous,
+    density_previous,
+    // The rates of the last rates pass, and its time-step limits.
+    acceleration,       // m/s^2
+    density_rate,       // kg/(m^3 s)
+    xsph_velocity,      // m/s, XSPH correction (scaled by epsilon)
+    dt_limit,           // s, this particle's limit on dt (eqs. 3.33, 3.34)
+    // Neighbour records (rates.hpp, NeighborRecords), derived from the state.
+    record_position_mass,     // position, mass signed by kind
+    record_velocity_density,  // velocity, density
+    record_pressure_term,     // P / rho^2
+    count
+};
+}  // namespace field
+
+inline constexpr unsigned kStateFlags = kFieldGather | kFieldCompact | kFieldWrite | kFieldRestore;
+
+inline constexpr FieldSpec kSphFields[field::count] = {
+    {"position", ScalarType::f32, 3, units::length, kStateFlags},
+    {"velocity", ScalarType::f32, 3, units::velocity, kStateFlags},
+    {"density", ScalarType::f32, 1, units::density, kStateFlags},
+    {"mass", ScalarType::f32, 1, units::mass, kStateFlags},
+    {"id", ScalarType::u64, 1, units::none, kStateFlags},
+    {"kind", ScalarType::u8, 1, units::none, kStateFlags},
+    {"position_start", ScalarType::f32, 3, units::length, kFieldGatherInStep},
+    {"velocity_start", ScalarType::f32, 3, units::velocity, kFieldGatherInStep},
+    {"density_start", ScalarType::f32, 1, units::density, kFieldGatherInStep},
+    {"velocity_previous", ScalarType::f32, 3, units::velocity, kStateFlags},
+    {"density_previous", ScalarType::f32, 1, units::density, kStateFlags},
+    {"acceleration", ScalarType::f32, 3, units::acceleration, kFieldScratch},
+    {"density_rate", ScalarType::f32, 1, units::density_rate, kFieldScratch},
+    {"xsph_velocity", ScalarType::f32, 3, units::velocity, kFieldScratch},
+    {"dt_limit", ScalarType::f32, 1, units::time, kFieldScratch},
+    {"record_position_mass", ScalarType::f32, 4, units::none, 0},
+    {"record_velocity_density", ScalarType::f32, 4, units::none, 0},
+    {"record_pressure_term", ScalarType::f32, 1, units::none, 0},
+};
+
+// Bit masks of fields (FieldArrays' `present`).
+constexpr std::uint64_t field_bit(int f) { return std::uint64_t{1} << f; }
+inline constexpr std::uint64_t kStateFields = field_bit(field::position) | field_bit(field::velocity) |
+                                              field_bit(field::density) | field_bit(field::mass) |
+                                              field_bit(field::id) | field_bit(field::kind);
+inline constexpr std::uint64_t kStepStartFields =
+    field_bit(field::position_start) | field_bit(field::velocity_start) | field_bit(field::density_start);
+inline constexpr std::uint64_t kPreviousStepFields =
+    field_bit(field::velocity_previous) | field_bit(field::density_previous);
+inline constexpr std::uint64_t kRateFields = field_bit(field::acceleration) | field_bit(field::density_rate) |
+                                             field_bit(field::xsph_velocity) | field_bit(field::dt_limit);
+inline constexpr std::uint64_t kRecordFields = field_bit(field::record_position_mass) |
+                                               field_bit(field::record_velocity_density) |
+                                               field_bit(field::record_pressure_term);
+
+}  // namespace partikel::sph

@@ -1,0 +1,169 @@
+#include "sph/io/params_io.hpp"
+
+#include <functional>
+#include <variant>
+
+#include "base/error.hpp"
+
+namespace partikel::sph {
+
+namespace {
+
+// Every parameter a frame carries, once: its attribute key and where it lives in SphParams.
+struct RealParam {
+    const char* key;
+    float& (*field)(SphParams&);
+};
+struct IntParam {
+    const char* key;
+    int& (*field)(SphParams&);
+};
+struct VectorParam {
+    const char* key;
+    Vec3f& (*field)(SphParams&);
+};
+struct NamedParam {  // an enumeration, as its name
+    const char* key;
+    std::string (*write)(const SphParams&);
+    void (*read)(SphParams&, const std::string&);
+};
+
+#define PK_FIELD(member) [](SphParams& p) -> decltype(auto) { return (p.member); }
+const RealParam kReals[] = {
+    {"sph.dx", PK_FIELD(dx_m)},
+    {"sph.h", PK_FIELD(h_m)},
+    {"sph.rho0", PK_FIELD(rho0)},
+    {"sph.c0", PK_FIELD(c0)},
+    {"sph.gamma", PK_FIELD(gamma)},
+    {"sph.alpha", PK_FIELD(alpha)},
+    {"sph.laminar_nu", PK_FIELD(laminar_nu)},
+    {"sph.xsph_epsilon", PK_FIELD(xsph_epsilon)},
+    {"sph.diffusion_delta", PK_FIELD(diffusion_delta)},
+    {"sph.cfl", PK_FIELD(cfl)},
+    {"sph.dt_max", PK_FIELD(dt_max_s)},
+    {"sph.dt_min", PK_FIELD(dt_min_s)},
+    {"sph.runaway_speed", PK_FIELD(runaway_speed)},
+    {"sph.density_min", PK_FIELD(density_min)},
+    {"sph.density_max", PK_FIELD(density_max)},
+    {"sph.wall_stiffness", PK_FIELD(wall_stiffness)},
+    {"sph.wall_damping", PK_FIELD(wall_damping)},
+    {"sph.wave_maker.amplitude", PK_FIELD(wave_maker.amplitude_m)},
+    {"sph.wave_maker.period", PK_FIELD(wave_maker.period_s)},
+    {"sph.boundary_motion.period", PK_FIELD(boundary_motion.period_s)},
+};
+const IntParam kInts[] = {
+    {"sph.shepard_every", PK_FIELD(shepard_every)},
+    {"sph.verlet_euler_every", PK_FIELD(verlet_euler_every)},
+    {"sph.wave_maker.face", PK_FIELD(wave_maker.face)},
+};
+const VectorParam kVectors[] = {
+    {"sph.gravity", PK_FIELD(gravity)},
+    {"domain.min", PK_FIELD(domain_min)},
+    {"domain.max", PK_FIELD(domain_max)},
+    {"sph.boundary_motion.amplitude", PK_FIELD(boundary_motion.amplitude_m)},
+};
+#undef PK_FIELD
+const NamedParam kNamed[] = {
+    {"sph.kernel", [](const SphParams& p) { return std::string(to_string(p.kernel)); },
+     [](SphParams& p, const std::string& s) { p.kernel = parse_kernel(s); }},
+    {"sph.density", [](const SphParams& p) { return std::string(to_string(p.density)); },
+     [](SphParams& p, const std::string& s) { p.density = parse_density_scheme(s); }},
+    {"sph.diffusion", [](const SphParams& p) { return std::string(to_string(p.diffusion)); },
+     [](SphParams& p, const std::string& s) { p.diffusion = parse_diffusion(s); }},
+    {"sph.integrator", [](const SphParams& p) { return std::string(to_string(p.integrator)); },
+     [](SphParams& p, const std::string& s) { p.integrator = parse_integrator(s); }},
+    {"sph.faces", [](const SphParams& p) { return faces_to_string(p.faces); },
+     [](SphParams& p, const std::string& s) { p.faces = parse_faces(s); }},
+};
+
+const fmt::AttributeValue* find(const fmt::Frame& frame, const char* key) {
+    auto it = frame.attributes.find(key);
+    return it == frame.attributes.end() ? nullptr : &it->second;
+}
+
+double number(const fmt::AttributeValue& v, const char* key) {
+    if (const auto* d = std::get_if<double>(&v)) return *d;
+    if (const auto* i = std::get_if<std::int64_t>(&v)) return double(*i);
+    throw FormatError(std::string("attribute ") + key + " is not a number");
+}
+
+}  // namespace
+
+void write_attributes(const SphParams& params, fmt::Frame& frame) {
+    SphParams p = params;  // the accessors are shared with reading
+    auto& a = frame.attributes;
+    for (const auto& r : kReals) a[r.key] = double(r.field(p));
+    for (const auto& r : kInts) a[r.key] = std::int64_t(r.field(p));
+    for (const auto& r : kVectors) {
+        const Vec3f v = r.field(p);
+        a[r.key] = std::vector<double>{v.x, v.y, v.z};
+    }
+    for (const auto& r : kNamed) a[r.key] = r.write(p);
+    if (!p.terrain.empty()) {
+        a["sph.terrain.nx"] = std::int64_t(p.terrain.nx);
+        a["sph.terrain.nz"] = std::int64_t(p.terrain.nz);
+        a["sph.terrain.x0"] = double(p.terrain.x0_m);
+        a["sph.terrain.z0"] = double(p.terrain.z0_m);
+        a["sph.terrain.cell"] = double(p.terrain.cell_m);
+        a["sph.terrain.height"] = std::vector<double>(p.terrain.height_m.begin(), p.terrain.height_m.end());
+    }
+}
+
+SphParams read_attributes(const fmt::Frame& frame, SphParams p) {
+    for (const auto& r : kReals)
+        if (const auto* v = find(frame, r.key)) r.field(p) = static_cast<float>(number(*v, r.key));
+    for (const auto& r : kInts)
+        if (const auto* v = find(frame, r.key)) r.field(p) = static_cast<int>(number(*v, r.key));
+    for (const auto& r : kVectors)
+        if (const auto* v = find(frame, r.key)) {
+            const auto* d = std::get_if<std::vector<double>>(v);
+            if (!d || d->size() != 3) throw FormatError(std::string("attribute ") + r.key + " is not a 3-vector");
+            r.field(p) = {float((*d)[0]), float((*d)[1]), float((*d)[2])};
+        }
+    for (const auto& r : kNamed)
+        if (const auto* v = find(frame, r.key)) {
+            const auto* s = std::get_if<std::string>(v);
+            if (!s) throw FormatError(std::string("attribute ") + r.key + " is not text");
+            r.read(p, *s);
+        }
+    if (const auto* heights = find(frame, "sph.terrain.height")) {
+        auto* h = std::get_if<std::vector<double>>(heights);
+        if (!h) throw FormatError("attribute sph.terrain.height is not a vector");
+        for (const auto& [key, out] : {std::pair{"sph.terrain.nx", &p.terrain.nx}, std::pair{"sph.terrain.nz", &p.terrain.nz}})
+            if (const auto* v = find(frame, key)) *out = static_cast<int>(number(*v, key));
+        for (const auto& [key, out] : {std::pair{"sph.terrain.x0", &p.terrain.x0_m}, std::pair{"sph.terrain.z0", &p.terrain.z0_m},
+                                       std::pair{"sph.terrain.cell", &p.terrain.cell_m}})
+            if (const auto* v = find(frame, key)) *out = static_cast<float>(number(*v, key));
+        p.terrain.height_m.assign(h->begin(), h->end());
+    }
+    return p;
+}
+
+void SphParamOverrides::apply(SphParams& p) const {
+    if (alpha) p.alpha = *alpha;
+    if (c0) p.c0 = *c0;
+    if (laminar_nu) p.laminar_nu = *laminar_nu;
+    if (gravity.size() == 3) p.gravity = {gravity[0], gravity[1], gravity[2]};
+    if (kernel) p.kernel = parse_kernel(*kernel);
+    if (density) p.density = parse_density_scheme(*density);
+    if (shepard_every) p.shepard_every = *shepard_every;
+    if (xsph) p.xsph_epsilon = *xsph;
+    if (diffusion) p.diffusion = parse_diffusion(*diffusion);
+    if (delta) p.diffusion_delta = *delta;
+    if (integrator) p.integrator = parse_integrator(*integrator);
+    if (verlet_euler_every) p.verlet_euler_every = *verlet_euler_every;
+    if (cfl) p.cfl = *cfl;
+    if (dt_max) p.dt_max_s = *dt_max;
+    if (density_limits.size() == 2) {
+        p.density_min = density_limits[0];
+        p.density_max = density_limits[1];
+    }
+    if (faces) p.faces = parse_faces(*faces);
+    if (wall_stiffness) p.wall_stiffness = *wall_stiffness;
+    if (wall_damping) p.wall_damping = *wall_damping;
+    if (wave_face) p.wave_maker.face = *wave_face;
+    if (wave_amplitude) p.wave_maker.amplitude_m = *wave_amplitude;
+    if (wave_period) p.wave_maker.period_s = *wave_period;
+}
+
+}  // namespace partikel::sph

@@ -1,0 +1,32 @@
+// SPH parameters <-> frame attributes ("sph.h", "sph.c0", ..., "domain.min", "domain.max"), so
+// that sph-step continues from sph-init's output or from one of its own frames.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "formats/frame.hpp"
+#include "sph/params.hpp"
+
+namespace partikel::sph {
+
+void write_attributes(const SphParams& params, fmt::Frame& frame);
+// Reads every "sph.*" attribute present, keeping `defaults` for the rest. FormatError for an
+// attribute of the wrong type.
+SphParams read_attributes(const fmt::Frame& frame, SphParams defaults = {});
+
+// Parameters given on a command line over those a frame carries: each set field replaces the
+// frame's value (sph-step's physics and boundary flags).
+struct SphParamOverrides {
+    std::optional<float> alpha, c0, cfl, laminar_nu, xsph, delta, wall_stiffness, wall_damping;
+    std::optional<float> wave_amplitude, wave_period, dt_max;
+    std::optional<int> shepard_every, verlet_euler_every, wave_face;
+    std::optional<std::string> kernel, density, diffusion, integrator, faces;
+    std::vector<float> gravity, density_limits;  // 3 and 2 values when given
+
+    // UsageError for a name that parses to nothing (kernel, integrator, ...).
+    void apply(SphParams& params) const;
+};
+
+}  // namespace partikel::sph

@@ -1,0 +1,44 @@
+// The SPH solver as a run::Simulation (run/simulation.hpp): what sph-step hands the run loop.
+// Frames hold the solver's written fields (frame_io.hpp); the diagnostics table has the
+// columns of sph::Diagnostics (sph-step(1), DIAGNOSTICS).
+#pragma once
+
+#include <memory>
+
+#include "run/simulation.hpp"
+#include "sph/io/frame_io.hpp"
+#include "sph/solver.hpp"
+
+namespace partikel::sph {
+
+class SphSimulation : public run::Simulation {
+public:
+    // Starts from `start` (sph-init's output or a frame of an earlier run).
+    SphSimulation(const Backend& backend, const SimulationFrame& start, SolverOptions options = {});
+
+    void step() override { solver_.step(); }
+    std::int64_t step_count() const override { return solver_.step_count(); }
+    double time() const override { return solver_.time(); }
+    double last_dt() const override { return solver_.last_dt(); }
+    std::size_t size() const override { return solver_.size(); }
+    const Backend& backend() const override { return solver_.backend(); }
+
+    std::vector<run::DiagnosticsColumn> diagnostics_columns() const override;
+    std::vector<double> diagnostics() override;
+
+    std::vector<std::size_t> frame_buffer_capacity() const override { return solver_.written_field_capacity(); }
+    run::FrameCapture frame_capture() override;
+    fmt::Frame build_frame(std::span<const std::span<const std::byte>> host, const run::FrameCapture& capture) const override;
+
+    Solver& solver() { return solver_; }
+
+private:
+    Solver solver_;
+    const SphParams params_;         // as constructed: build_frame reads only this
+    std::vector<int> written_;       // the fields of a capture, in order
+};
+
+// The diagnostics table's row of one sph::Diagnostics, in diagnostics_columns() order.
+std::vector<double> diagnostics_row(const Diagnostics& d);
+
+}  // namespace partikel::sph

@@ -1,0 +1,54 @@
+// The SPH pair loop, written once: for each particle a, load what the interaction needs of a,
+// visit every neighbour b within the kernel support through the neighbour records (one 16-byte
+// load gives b's position and its mass and kind; frnn::for_each_neighbor_record), let the
+// interaction accumulate its pair terms, then let it store its results. An interaction is a
+// small struct of evaluators (HOOMD-style: each with its own parameters) that provides
+//
+//   static constexpr int kMinBlocksPerSM;       // occupancy asked of the GPU launch
+//   struct Particle { Vec3f r; ... };           // what a pair needs of a, loaded once
+//   struct Sums { ... };                        // what the pairs accumulate, value-initialised
+//   Particle load(std::size_t a) const;
+//   bool interacts(const Particle&) const;      // false: no neighbour loop, finish() still runs
+//   void pair(const Particle& a, std::uint32_t b, Vec3f r_ab, float r2, const Vec4f& record_b, Sums&) const;
+//   void finish(std::size_t a, const Particle& a, const Sums&) const;
+//
+// so that the density filter, the WCSPH rates and the snow model's passes share this loop.
+// Indices a, b are positions in the cell-ordered arrays.
+#pragma once
+
+#include <cstdint>
+
+#include "base/hd.hpp"
+#include "base/vec.hpp"
+#include "frnn/cell_grid.hpp"
+
+// Neighbour-loop bodies must be inlined into the search loop: without this GCC keeps a large
+// pair body as a call per candidate (half of the CPU time). nvcc inlines them anyway.
+#if defined(__CUDACC__)
+#define PK_NEIGHBOR_BODY
+#else
+#define PK_NEIGHBOR_BODY __attribute__((always_inline))
+#endif
+
+namespace partikel::sph {
+
+template <class Interaction> struct NeighborPass {
+    static constexpr int kMinBlocksPerSM = Interaction::kMinBlocksPerSM;
+    frnn::CellGridView grid;
+    const Vec4f* records;  // per particle: position (xyz) and the interaction's w (cell order)
+    Interaction interaction;
+    PK_HD void operator()(std::size_t a) const {
+        const typename Interaction::Particle self = interaction.load(a);
+        typename Interaction::Sums sums{};
+        if (interaction.interacts(self)) {
+            frnn::for_each_neighbor_record(
+                grid, records, self.r,
+                [&](std::uint32_t b, Vec3f r_ab, float r2, const Vec4f& record_b) PK_NEIGHBOR_BODY {
+                    interaction.pair(self, b, r_ab, r2, record_b, sums);
+                });
+        }
+        interaction.finish(a, self, sums);
+    }
+};
+
+}  // namespace partikel::sph

@@ -1,0 +1,199 @@
+// The interactions of weakly compressible SPH (Werner 2015, chapter 3), each composed from
+// evaluators and run by the pair loop of neighbor_pass.hpp: the Shepard density filter and the
+// rates pass (dv/dt, drho/dt, the XSPH correction and each particle's time-step limit).
+// Symbols follow the equations: a is the particle, b its neighbour, r_ab = r_a - r_b.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+#include "base/hd.hpp"
+#include "base/vec.hpp"
+#include "core/fast_math.hpp"
+#include "sph/boundary.hpp"
+#include "sph/diffusion.hpp"
+#include "sph/eos.hpp"
+#include "sph/kernel.hpp"
+#include "sph/particles.hpp"
+#include "sph/viscosity.hpp"
+
+namespace partikel::sph {
+
+inline constexpr std::uint8_t kFluidKind = static_cast<std::uint8_t>(ParticleKind::fluid);
+inline constexpr std::uint8_t kMovingBoundaryKind = static_cast<std::uint8_t>(ParticleKind::moving_boundary);
+
+// Neighbour records for the next neighbour pass: a candidate's position and its mass and kind
+// come with one 16-byte load (the kind as the sign of the mass: negative for boundary
+// particles), its velocity and density with a second, and the equation of state is evaluated
+// once per particle (P/rho^2) instead of once per pair. Written where the particles are
+// reordered (the gather's epilogue) and, when a pass changed densities, on their own.
+struct NeighborRecords {
+    TaitEos eos;
+    Vec4f* position_mass;
+    Vec4f* velocity_density;
+    float* pressure_term;  // P / rho^2
+    PK_DEVICE_INLINE void write(std::size_t a, Vec3f r, Vec3f v, float rho, float mass, std::uint8_t kind) const {
+        position_mass[a] = {r.x, r.y, r.z, kind == kFluidKind ? mass : -mass};
+        velocity_density[a] = {v.x, v.y, v.z, rho};
+        pressure_term[a] = eos.pressure(rho) / (rho * rho);
+    }
+};
+
+// Shepard filter (Werner 2015, eq. 3.31) on fluid particles:
+// rho_a <- sum_b m_b W_ab / sum_b (m_b / rho_b) W_ab.
+// It is also the density of the summation scheme: the summation sum_b m_b W_ab (eq. 3.32)
+// normalised with the current densities rho_b. Normalising with summation densities instead
+// (summation pass, then Shepard) leaves the free surface under-dense, and Tait turns that into
+// a tension of order B that collapses the surface layer (docs/SPH.md).
+struct ShepardFilter {
+    static constexpr int kMinBlocksPerSM = 1;
+    const Vec4f* position_mass;
+    const Vec4f* velocity_density;
+    float* density_out;
+    SmoothingKernel kernel;
+    struct Particle {
+        Vec3f r;
+        float rho;
+        float w;  // signed mass: negative for boundary particles (masses are positive)
+        PK_DEVICE_INLINE bool fluid() const { return w > 0.0f; }
+    };
+    struct Sums {
+        float num, den;
+    };
+    PK_DEVICE_INLINE Particle load(std::size_t a) const {
+        const Vec4f self = position_mass[a];
+        return {self.xyz(), velocity_density[a].w, self.w};
+    }
+    PK_DEVICE_INLINE bool interacts(const Particle& a) const { return a.fluid(); }
+    PK_DEVICE_INLINE void pair(const Particle&, std::uint32_t b, Vec3f, float r2, const Vec4f& record_b, Sums& s) const {
+        const float mW = fabsf(record_b.w) * kernel.W(r2);
+        s.num += mW;
+        s.den += mW / velocity_density[b].w;
+    }
+    PK_DEVICE_INLINE void finish(std::size_t a, const Particle& self, const Sums& s) const {
+        density_out[a] = self.fluid() ? s.num / s.den : self.rho;
+    }
+};
+
+// Laminar viscosity and XSPH, chosen at run time inside one instantiation (each off at 0).
+struct NoViscousExtras {
+    static constexpr bool enabled = false;
+};
+struct ViscousExtras {
+    static constexpr bool enabled = true;
+    LaminarViscosity laminar;
+    XsphCorrection xsph;
+};
+
+// The rates pass: dv/dt (eq. 3.28: pressure and artificial viscosity; optional laminar
+// viscosity; gravity and boundary volumes), drho/dt (eq. 3.29, optional density diffusion), the
+// XSPH sum and each particle's time-step limit (eqs. 3.33, 3.34). Compiled per smoothing kernel,
+// diffusion and extras, so that the pair body of the default scheme carries no test of a term
+// it does not use (5% of the pass; docs/PERFORMANCE.md).
+template <class Kernel, class Diffusion, class Extras> struct Rates {
+    // 5 blocks of 256 per SM (at most 48 registers) measured 10% faster than 4 (64 registers)
+    // and 4 7% faster than the 80 the compiler picks (docs/PERFORMANCE.md): the pass is
+    // issue- and latency-bound, and more warps hide the neighbour loads. 6 (40 registers) spills.
+    static constexpr int kMinBlocksPerSM = 5;
+    const Vec4f* position_mass;
+    const Vec4f* velocity_density;
+    const float* pressure_term;
+    Vec3f* acceleration;
+    float* density_rate;
+    Vec3f* xsph_velocity;
+    float* dt_limit;
+    Kernel kernel;
+    ArtificialViscosity viscosity;
+    Diffusion diffusion;
+    Extras extras;
+    float h, c0;
+    float eta2;  // 0.01 h^2, keeps mu_ab finite at r -> 0
+    Vec3f gravity;
+    BoundaryVolumes volumes;
+    // Boundary particles also sum the pressure and viscosity terms of their fluid neighbours
+    // into their acceleration (never integrated): -m_a acc_a is then their push on the fluid.
+    bool boundary_momentum;
+
+    // The kind travels as the sign of `w` (the record's signed mass; masses are positive) rather
+    // than as a bool: a bool member is a byte the compiler re-extracts in every pair (PRMT),
+    // where a float comparison of the loop-invariant w stays in a predicate register (4
+    // instructions per neighbour, 5% of the pass on the H200).
+    struct Particle {
+        Vec3f r, v;
+        float rho;
+        float pressure_term;
+        float w;  // signed mass: negative for boundary particles
+        std::uint32_t index;
+        PK_DEVICE_INLINE bool fluid() const { return w > 0.0f; }
+    };
+    struct Sums {
+        Vec3f acc;
+        Vec3f xsph;
+        float drho;
+        float max_mu;
+    };
+
+    PK_DEVICE_INLINE Particle load(std::size_t a) const {
+        const Vec4f self = position_mass[a];
+        const Vec4f self_v = velocity_density[a];
+        return {self.xyz(), self_v.xyz(), self_v.w, pressure_term[a], self.w, static_cast<std::uint32_t>(a)};
+    }
+    PK_DEVICE_INLINE bool interacts(const Particle&) const { return true; }
+
+    PK_DEVICE_INLINE void pair(const Particle& a, std::uint32_t b, Vec3f r_ab, float r2, const Vec4f& record_b,
+                               Sums& s) const {
+        if (b == a.index) return;
+        const bool fluid_b = !sign_bit(record_b.w);
+        const bool fluid_a = a.fluid();
+        if (!fluid_a && !fluid_b) return;  // boundary-boundary pairs do nothing
+        const float m_b = fabsf(record_b.w);
+        const Vec4f vr_b = velocity_density[b];
+        // Loaded here, before the arithmetic that hides its latency (the compiler otherwise
+        // issues it just before its use).
+        const float pressure_term_b = pressure_term[b];
+        const Vec3f v_b = vr_b.xyz();
+        const float rho_b = vr_b.w;
+        const float F = kernel.grad_factor(r2);  // grad W_ab = F r_ab
+        const Vec3f v_ab = a.v - v_b;
+        // One reciprocal for 1/(r^2 + eta^2) and 1/(rho_a + rho_b).
+        const float r2_eta2 = r2 + eta2;
+        const float rho_sum = a.rho + rho_b;
+        const float inv_product = approx_reciprocal(r2_eta2 * rho_sum);
+        const float inv_r2_eta2 = rho_sum * inv_product;
+        const float vr = dot(v_ab, r_ab);
+        s.drho += m_b * F * vr;  // continuity (eq. 3.29): m_b v_ab . grad W_ab
+        if constexpr (Diffusion::enabled)
+            if (fluid_a && fluid_b) s.drho += diffusion.rate(a.rho, rho_b, r_ab, F, r2 * inv_r2_eta2, m_b);
+        const float mu_ab = h * vr * inv_r2_eta2;
+        s.max_mu = max_of(s.max_mu, fabsf(mu_ab));
+        if (!fluid_a && !boundary_momentum) return;
+        const float inv_rho_sum = r2_eta2 * inv_product;
+        const float Pi_ab = viscosity.Pi(vr, mu_ab, inv_rho_sum);
+        s.acc -= (m_b * F * (a.pressure_term + pressure_term_b + Pi_ab)) * r_ab;  // eq. 3.28
+        if constexpr (Extras::enabled) {
+            if (extras.laminar.nu > 0.0f) s.acc += extras.laminar.acceleration(m_b, F, r2, inv_rho_sum, inv_r2_eta2, v_ab);
+            if (extras.xsph.epsilon > 0.0f) s.xsph += extras.xsph.term(m_b, kernel.W(r2), inv_rho_sum, v_b - a.v);
+        }
+    }
+
+    PK_DEVICE_INLINE void finish(std::size_t a, const Particle& self, const Sums& s) const {
+        Vec3f acc_a = s.acc;
+        Vec3f xsph_a = s.xsph;
+        float limit = h / (c0 + s.max_mu);  // eq. 3.33
+        if (self.fluid()) {
+            acc_a += gravity;
+            acc_a += volumes.acceleration(self.r, self.v);
+            const float a_abs = norm(acc_a);
+            if (a_abs > 0.0f) limit = fminf(limit, sqrtf(h / a_abs));  // eq. 3.34
+            if constexpr (Extras::enabled) xsph_a *= extras.xsph.epsilon;
+        } else {
+            xsph_a = {0.0f, 0.0f, 0.0f};
+        }
+        acceleration[a] = acc_a;
+        density_rate[a] = s.drho;
+        xsph_velocity[a] = xsph_a;
+        dt_limit[a] = limit;
+    }
+};
+
+}  // namespace partikel::sph

@@ -1,0 +1,45 @@
+#include "common/run_flags.hpp"
+
+#include "base/progress.hpp"
+
+namespace partikel::tools {
+
+void add_run_flags(CLI::App& app, RunFlags& f, const std::string& time_unit) {
+    run::RunOptions& o = f.options;
+    app.add_option("--until", o.until, "Run until this simulated time [" + time_unit + "]")->group("Run");
+    app.add_option("--steps", o.steps, "Run this many steps")->group("Run");
+    app.add_option("--every", o.every, "Write a frame every T of simulated time [" + time_unit + "]")->group("Run");
+    app.add_option("--every-steps", o.every_steps, "Write a frame at every step number divisible by N")->group("Run");
+    app.add_option("--start-frame", f.start_frame, "Start from frame N of the input (0-based; -1: the last)")
+        ->capture_default_str()
+        ->group("Run");
+    app.add_option("--diag", o.diag_path, "Write a diagnostics row to FILE at every frame")->group("Run");
+    app.add_option("--diag-format", f.diag_format, "Diagnostics as tsv, csv or jsonl")
+        ->check(CLI::IsMember({"tsv", "csv", "jsonl"}))
+        ->capture_default_str()
+        ->group("Run");
+    app.add_option("--diag-every-steps", o.diag_every_steps, "Also write a diagnostics row every N steps")->group("Run");
+    app.add_option("--zstd-level", f.zstd_level, "Frame compression level (-7..22; lower: faster, for frequent frames)")
+        ->check(CLI::Range(-7, 22))
+        ->capture_default_str()
+        ->group("Run");
+}
+
+fmt::WriterOptions writer_options(const RunFlags& f, Tool& tool) {
+    fmt::WriterOptions w;
+    w.zstd_level = f.zstd_level;
+    w.force = tool.options().force;
+    return w;
+}
+
+run::RunOptions run_options(const RunFlags& f, Tool& tool, const std::string& label) {
+    run::RunOptions o = f.options;
+    run::validate(o);
+    o.diag_format = run::parse_table_format(f.diag_format);
+    o.show_progress = !tool.options().quiet && (tool.options().progress || stderr_is_terminal());
+    o.progress_interval_s = tool.options().quiet ? 0.0 : 30.0;
+    o.progress_label = label;
+    return o;
+}
+
+}  // namespace partikel::tools
