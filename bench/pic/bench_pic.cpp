@@ -19,7 +19,8 @@
 #include <string>
 #include <vector>
 
-#include "common/tool.hpp"
+#include "bench_program.hpp"
+#include "base/log.hpp"
 #include "core/buffer.hpp"
 #include "core/memory.hpp"
 #include "core/timer.hpp"
@@ -83,18 +84,15 @@ double space_charge_turn_bytes(double n, const GridShape& s, int kicks, bool per
 }  // namespace
 
 int main(int argc, char** argv) {
-    tools::Tool tool("bench_pic", "Benchmark beam tracking with and without space charge");
-    tool.add_common(tools::kDevice | tools::kThreads);
+    bench::BenchProgram tool("bench_pic", "Benchmark beam tracking with and without space charge");
     std::vector<double> sizes = {1e6, 1e7};
-    std::string json_path;
     int turns = 20;
     tool.app().add_option("--sizes", sizes, "Macroparticle counts")->delimiter(',');
     tool.app().add_option("--turns", turns, "Timed turns (median per turn reported)");
-    tool.app().add_option("--json", json_path, "Append JSON lines here");
-    return tool.run(argc, argv, [&](tools::Tool& t) {
-        Backend b = t.open_backend();
+    return tool.run(argc, argv, [&] {
+        Backend b = tool.open_backend();
         std::ofstream json;
-        if (!json_path.empty()) json.open(json_path, std::ios::app);
+        if (!tool.json_path().empty()) json.open(tool.json_path(), std::ios::app);
         auto emit = [&](const std::string& fields) {
             if (json)
                 json << "{\"bench\":\"pic\"," << fields << ",\"device\":" << json_quote(b.describe()) << ",\"commit\":\""
