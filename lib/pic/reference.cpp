@@ -24,7 +24,7 @@ ReferenceParticle make_reference(const ParticleSpecies& s) {
     using namespace constants;
     ReferenceParticle r{};
     r.charge_C = s.Z * e_C;
-    r.mass_kg = s.mass_kg > 0.0 ? s.mass_kg : s.A * atomic_mass_kg;
+    r.mass_kg = s.mass_kg > 0.0 ? s.mass_kg : (s.Z == 1 && s.A == 1 ? proton_mass_kg : s.A * atomic_mass_kg);
     const double kinetic_J = s.kinetic_energy_per_nucleon_eV * e_C * s.A;
     r.gamma = 1.0 + kinetic_J / r.rest_energy_J();
     // beta from gamma - 1 directly: no cancellation at low energy

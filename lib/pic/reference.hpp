@@ -17,7 +17,7 @@ inline constexpr double pi = 3.14159265358979323846;
 }  // namespace constants
 
 // What a beam is made of. mass_kg = 0 means A atomic mass units (electrons and binding energy
-// neglected: 0.1 % for Ar-40 18+); protons are Z = 1, A = 1 with the proton mass.
+// neglected: 0.1 % for Ar-40 18+), except Z = 1, A = 1: a proton, with the proton's mass.
 struct ParticleSpecies {
     int Z = 1;                              // charge state
     int A = 1;                              // mass number

@@ -42,6 +42,23 @@ double symplectic_error(const Matrix6& m) {
 
 }  // namespace
 
+TEST_CASE("pic.reference: relativistic factors of the reference particle") {
+    ParticleSpecies s;  // Z = 1, A = 1: a proton
+    s.kinetic_energy_per_nucleon_eV = 2e9;
+    const ReferenceParticle p = make_reference(s);
+    CHECK(p.mass_kg == constants::proton_mass_kg);
+    const double mc2_eV = 938.27208816e6;
+    CHECK(p.gamma == doctest::Approx(1.0 + 2e9 / mc2_eV).epsilon(1e-9));
+    CHECK(p.beta == doctest::Approx(std::sqrt(1.0 - 1.0 / (p.gamma * p.gamma))).epsilon(1e-12));
+    CHECK(p.rigidity_T_m() == doctest::Approx(9.2878815).epsilon(1e-7));  // p c = 2.78446 GeV
+    CHECK(p.classical_radius_m() == doctest::Approx(1.53469e-18).epsilon(1e-5));
+    s.Z = 18;
+    s.A = 40;
+    CHECK(make_reference(s).mass_kg == doctest::Approx(40 * constants::atomic_mass_kg));
+    s.A = 0;
+    CHECK_THROWS_AS(make_reference(s), UsageError);
+}
+
 TEST_CASE("pic.maps: quadrupoles focus with cos/sin and defocus with cosh/sinh") {
     const MapContext c = context();
     const double L = 0.4, k = 2.5, w = std::sqrt(k);
