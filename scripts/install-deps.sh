@@ -9,6 +9,7 @@ packages=(
   libhdf5-dev hdf5-tools
   libzstd-dev zstd
   libopenexr-dev libimath-dev
+  openimageio-tools
   libfftw3-dev
   libpng-dev
   libopenmpi-dev openmpi-bin

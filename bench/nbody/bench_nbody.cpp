@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "common/tool.hpp"
+#include "bench_program.hpp"
 #include "core/buffer.hpp"
 #include "core/dispatch.hpp"
 #include "core/timer.hpp"
@@ -46,7 +46,6 @@ struct Settings {
     int error_samples = 1000;
     double clock_ghz = 1.98;  // H100 / H200 SXM boost clock
     double instructions = 13.69;  // per interaction, the direct sum's inner loop (docs/NBODY.md)
-    std::string json_path;
 };
 
 bool wants(const Settings& s, const char* section) {
@@ -223,8 +222,7 @@ void theta_section(const Backend& b, const Settings& s, JsonLines& json) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    tools::Tool tool("bench_nbody", "Benchmark gravitational N-body: direct sum, tree by phase, hybrid, error against theta");
-    tool.add_common(tools::kDevice | tools::kThreads);
+    bench::BenchProgram tool("bench_nbody", "Benchmark gravitational N-body: direct sum, tree by phase, hybrid, error against theta");
     Settings s;
     auto& app = tool.app();
     app.add_option("--sections", s.sections, "direct, tree, hybrid, theta")->delimiter(',');
@@ -238,10 +236,9 @@ int main(int argc, char** argv) {
     app.add_option("--error-samples", s.error_samples, "Bodies the force error is measured on");
     app.add_option("--clock-ghz", s.clock_ghz, "SM clock for the direct sum's issue bound (GHz)");
     app.add_option("--instructions", s.instructions, "Instructions per interaction in the direct sum's inner loop");
-    app.add_option("--json", s.json_path, "Append JSON lines here");
-    return tool.run(argc, argv, [&](tools::Tool& t) {
-        Backend b = t.open_backend();
-        JsonLines json(s.json_path, b);
+    return tool.run(argc, argv, [&]() {
+        Backend b = tool.open_backend();
+        JsonLines json(tool.json_path(), b);
         std::printf("# %s, commit %s\n", b.describe().c_str(), PARTIKEL_GIT_COMMIT);
         if (wants(s, "direct")) direct_section(b, s, json);
         if (wants(s, "tree") || wants(s, "hybrid")) tree_section(b, s, json, wants(s, "hybrid") && b.is_cuda());

@@ -18,8 +18,13 @@ inline constexpr std::uint16_t stream_version_minor = 0;
 inline constexpr std::uint32_t max_record_body = 64u << 20;
 inline constexpr std::uint64_t max_block_raw = 16u << 20;
 inline constexpr std::uint32_t max_components = 65536;
-// What the writer aims a block at (SPEC.md §2.6).
-inline constexpr std::uint64_t target_block_raw = 4u << 20;
+// What the writer aims a block at (SPEC.md §2.6): about 1/64 of the frame's raw bytes, between
+// 1 and 4 MiB, so that a frame of a million particles (60 MB) still gives every core of a
+// 16-core host several blocks to compress, and a large frame's blocks stay big enough for zstd.
+// It depends on the frame alone, not on the threads, so the bytes written do not either.
+inline constexpr std::uint64_t min_target_block_raw = 1u << 20;
+inline constexpr std::uint64_t max_target_block_raw = 4u << 20;
+inline constexpr std::uint64_t blocks_per_frame_target = 64;
 
 std::unique_ptr<FrameWriter> make_stream_writer(std::unique_ptr<OutputStream> out, const WriterOptions& options);
 std::unique_ptr<FrameReader> make_stream_reader(std::unique_ptr<InputStream> in);

@@ -105,6 +105,11 @@ public:
         append_attributes(dir, frame.attributes);
         dir.u32(static_cast<std::uint32_t>(frame.groups().size()));
         std::vector<BlockJob> jobs;
+        std::uint64_t frame_raw = 0;
+        for (const auto& group : frame.groups())
+            for (const auto& column : group.columns()) frame_raw += column.raw().size();
+        const std::uint64_t block_raw = std::clamp(frame_raw / blocks_per_frame_target, min_target_block_raw,
+                                                   max_target_block_raw);
         for (const auto& group : frame.groups()) {
             dir.string(group.name());
             dir.u64(group.count());
@@ -114,7 +119,7 @@ public:
                     throw UsageError("column \"" + column.name() + "\" has more than 65536 components");
                 const std::size_t width = scalar_size(column.type());
                 const std::size_t row_bytes = width * column.components();
-                const std::uint64_t rows_per_block = std::max<std::uint64_t>(1, target_block_raw / row_bytes);
+                const std::uint64_t rows_per_block = std::max<std::uint64_t>(1, block_raw / row_bytes);
                 const std::uint8_t filter = default_filter(column.type(), options_.filters);
                 dir.string(column.name());
                 dir.u8(static_cast<std::uint8_t>(column.type()));

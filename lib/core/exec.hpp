@@ -86,6 +86,7 @@ public:
                     int begin_bit = 0, int end_bit = int(sizeof(K) * 8)) const;
     template <class T> std::size_t exclusive_sum_scratch_bytes(std::size_t n) const;
     template <class T> void exclusive_sum(Workspace& ws, const T* in, T* out, std::size_t n) const;
+    // Enough for transform_reduce of n values of any value functor with accumulator Acc.
     template <class Acc, class Op> std::size_t reduce_scratch_bytes(std::size_t n) const;
     template <class Acc, class F, class Op>
     void transform_reduce(Workspace& ws, std::size_t n, const F& value, Op op, Acc init, Acc* out) const;

@@ -81,4 +81,17 @@ PK_DEVICE_INLINE bool sign_bit(float x) {
 #endif
 }
 
+// A global load issued where it is written. The compiler otherwise sinks a load into the branch
+// that uses it, right before the use, and the memory latency is no longer hidden by the
+// arithmetic between (sph's rates pass: 5% of the pass on the H200).
+PK_DEVICE_INLINE float load_now(const float* p) {
+#if defined(__CUDA_ARCH__)
+    float v;
+    asm volatile("ld.global.f32 %0, [%1];" : "=f"(v) : "l"(p));
+    return v;
+#else
+    return *p;
+#endif
+}
+
 }  // namespace partikel

@@ -148,9 +148,7 @@ template <class Kernel, class Diffusion, class Extras> struct Rates {
         if (!fluid_a && !fluid_b) return;  // boundary-boundary pairs do nothing
         const float m_b = fabsf(record_b.w);
         const Vec4f vr_b = velocity_density[b];
-        // Loaded here, before the arithmetic that hides its latency (the compiler otherwise
-        // issues it just before its use).
-        const float pressure_term_b = pressure_term[b];
+        const float pressure_term_b = load_now(pressure_term + b);  // used last; its latency hides below
         const Vec3f v_b = vr_b.xyz();
         const float rho_b = vr_b.w;
         const float F = kernel.grad_factor(r2);  // grad W_ab = F r_ab

@@ -135,7 +135,7 @@ template <class Exec> std::size_t workspace_bytes(const Exec& exec, std::size_t 
     bytes = std::max(bytes, exec.template reduce_scratch_bytes<Vec3d, SumOp>(capacity));
     bytes = std::max(bytes, exec.template reduce_scratch_bytes<DiagnosticSums, CombineOp>(capacity));
     bytes = std::max(bytes, FieldArrays::compact_scratch_bytes(exec, capacity));
-    return 2 * bytes + 4096;  // CUB's needs may vary slightly with the value functor
+    return bytes;
 }
 
 namespace detail {

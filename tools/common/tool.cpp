@@ -2,6 +2,7 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <new>
@@ -115,6 +116,21 @@ int Tool::run(std::vector<std::string> args, const std::function<int(Tool&)>& bo
     install_signal_cleanup();
     command_line_ = name_;
     for (const auto& a : args) command_line_ += " " + a;
+    // PARTIKEL_DEVICE sets --device's default; the flag wins. A bad value is a usage error, found
+    // before anything else is parsed.
+    const bool device_flag = std::any_of(args.begin(), args.end(), [](const std::string& a) {
+        return a == "--device" || a.starts_with("--device=");
+    });
+    if (uses_device_ && !device_flag) {
+        if (const char* env = std::getenv("PARTIKEL_DEVICE"); env && *env) {
+            if (!valid_device_spec(env)) {
+                std::fprintf(stderr, "%s: error: PARTIKEL_DEVICE: expected auto, cpu, cuda or cuda:N, got '%s'\n",
+                             name_.c_str(), env);
+                return kExitUsage;
+            }
+            options_.device = env;
+        }
+    }
     try {
         std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes them reversed
         app_.parse(reversed);
@@ -126,17 +142,6 @@ int Tool::run(std::vector<std::string> args, const std::function<int(Tool&)>& bo
         return kExitUsage;
     }
     log_.set_format(options_.log_format == "json" ? LogFormat::json : LogFormat::text);
-    // PARTIKEL_DEVICE sets --device's default; the flag wins. A bad value is a usage error.
-    if (uses_device_ && app_.count("--device") == 0) {
-        if (const char* env = std::getenv("PARTIKEL_DEVICE"); env && *env) {
-            if (!valid_device_spec(env)) {
-                std::fprintf(stderr, "%s: error: PARTIKEL_DEVICE: expected auto, cpu, cuda or cuda:N, got '%s'\n",
-                             name_.c_str(), env);
-                return kExitUsage;
-            }
-            options_.device = env;
-        }
-    }
     // --threads, once for the whole program: OpenMP loops, the CPU backend and the stream codec.
     if (options_.threads > 0) omp_set_num_threads(options_.threads);
     log_.set_level(options_.quiet ? LogLevel::error : options_.verbose ? LogLevel::debug : LogLevel::info);

@@ -1,10 +1,9 @@
-// Small OpenEXR images for the compare tests (support/exr_writer.hpp writes them).
+// Small OpenEXR images for the compare tests (image::write_exr writes them).
 #pragma once
 
 #include <vector>
 
 #include "image/exr.hpp"
-#include "support/exr_writer.hpp"
 
 namespace partikel::compare::testing {
 

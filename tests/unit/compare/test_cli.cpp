@@ -114,9 +114,9 @@ TEST_CASE("images: identical 0, one pixel changed 1, sizes differ 1, --min-psnr 
     const image::Image image = compare::testing::test_image(32, 16);
     image::Image changed = image;
     changed.channels[3][100] += 0.01f;   // one R pixel
-    test::write_exr(dir.file("a.exr"), image);
-    test::write_exr(dir.file("b.exr"), changed);
-    test::write_exr(dir.file("small.exr"), compare::testing::test_image(16, 16));
+    image::write_exr(dir.file("a.exr"), image);
+    image::write_exr(dir.file("b.exr"), changed);
+    image::write_exr(dir.file("small.exr"), compare::testing::test_image(16, 16));
     CHECK(run({dir.file("a.exr"), dir.file("a.exr"), "-q"}) == 0);
     CHECK(run({dir.file("a.exr"), dir.file("b.exr"), "-q"}) == 1);
     CHECK(run({dir.file("a.exr"), dir.file("b.exr"), "-q", "--tol", "R=0.011"}) == 0);

@@ -22,7 +22,6 @@
 #include "base/error.hpp"
 #include "image/exr.hpp"
 #include "sph/io/scenes.hpp"
-#include "support/exr_writer.hpp"
 
 using namespace partikel;
 using namespace partikel::sph;
@@ -137,7 +136,8 @@ TEST_CASE("OpenEXR height fields match the raw format for every pixel type, heig
     const HeightField expected = load_raw_height_field(raw, kNx, kNz, kCell_m, kScale_m, kOffset_m, kX0_m, kZ0_m);
     // The height channel wins over every channel after it in this list; G never does.
     const std::vector<std::string> preference = {"Y", "Z", "R", "G"};
-    for (const Imf::PixelType type : {Imf::HALF, Imf::FLOAT, Imf::UINT})
+    for (const image::PixelType type :
+         {image::PixelType::half, image::PixelType::float32, image::PixelType::uint32})
         for (std::size_t rank = 0; rank < 3; ++rank)
             for (const int tile_size : {0, 2}) {
                 const std::string& channel = preference[rank];
@@ -148,7 +148,7 @@ TEST_CASE("OpenEXR height fields match the raw format for every pixel type, heig
                                                {preference.begin() + std::ptrdiff_t(rank) + 1, preference.end()});
                 image.origin_x = 5;  // the data window may start anywhere: heights start at x0, z0
                 image.origin_y = -2;
-                test::write_exr(exr, image, {.types = {{channel, type}}, .tile_size = tile_size});
+                image::write_exr(exr, image, {.pixel_types = {{channel, type}}, .tile_size = tile_size});
                 const HeightField t = load_exr(exr);
                 CHECK(t.nx == kNx);
                 CHECK(t.nz == kNz);
@@ -159,13 +159,13 @@ TEST_CASE("OpenEXR height fields match the raw format for every pixel type, heig
             }
 
     // One channel of any name is the height; several without Y, Z or R are ambiguous.
-    test::write_exr(exr, exr_image(kNx, kNz, kSampleValues, "height"));
+    image::write_exr(exr, exr_image(kNx, kNz, kSampleValues, "height"));
     CHECK(load_exr(exr).height_m == expected.height_m);
-    test::write_exr(exr, exr_image(kNx, kNz, kSampleValues, "height", {"A"}));
+    image::write_exr(exr, exr_image(kNx, kNz, kSampleValues, "height", {"A"}));
     CHECK_THROWS_WITH_AS(load_exr(exr), doctest::Contains("no channel Y, Z or R holds heights (channels: A, height)"),
                          FormatError);
     // A 1-row image has no cell to interpolate in.
-    test::write_exr(exr, exr_image(3, 1, {1.0f, 2.0f, 3.0f}, "Y"));
+    image::write_exr(exr, exr_image(3, 1, {1.0f, 2.0f, 3.0f}, "Y"));
     CHECK_THROWS_WITH_AS(load_exr(exr), doctest::Contains("at least 2 x 2 samples"), FormatError);
     std::remove(raw.c_str());
     std::remove(exr.c_str());
@@ -194,7 +194,7 @@ TEST_CASE("load_height_field picks the reader by content, not by name") {
                       exr = "test_unit_sph_terrain_by_content.png";
     write_raw16(raw, kSamples);
     write_grey_png(png, kNx, kNz, 16, kSamples);
-    test::write_exr(exr, exr_image(kNx, kNz, kSampleValues, "Z"));
+    image::write_exr(exr, exr_image(kNx, kNz, kSampleValues, "Z"));
     const std::vector<int> size = {kNx, kNz};
     const HeightField expected = load_raw_height_field(raw, kNx, kNz, kCell_m, kScale_m, kOffset_m, kX0_m, kZ0_m);
     for (const std::string& path : {raw, png, exr}) {
@@ -223,12 +223,13 @@ TEST_CASE("a NaN or infinite height is a format error naming the sample") {
         CAPTURE(bad);
         std::vector<float> values = kSampleValues;
         values[4] = bad;  // column 1, row 1
-        test::write_exr(exr, exr_image(kNx, kNz, values, "Y"), {.types = {{"Y", Imf::HALF}}});
+        image::write_exr(exr, exr_image(kNx, kNz, values, "Y"),
+                         {.pixel_types = {{"Y", image::PixelType::half}}});
         CHECK_THROWS_WITH_AS(load_exr(exr), doctest::Contains("column 1, row 1 gives a non-finite height"),
                              FormatError);
     }
     // Finite samples that overflow once scaled are refused as well.
-    test::write_exr(exr, exr_image(kNx, kNz, {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 3e38f}, "Y"));
+    image::write_exr(exr, exr_image(kNx, kNz, {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 3e38f}, "Y"));
     CHECK_THROWS_AS(load_exr_height_field(exr, 1.0f, 10.0f, 0.0f), FormatError);
     std::remove(exr.c_str());
 }
@@ -236,13 +237,13 @@ TEST_CASE("a NaN or infinite height is a format error naming the sample") {
 TEST_CASE("truncated or damaged OpenEXR files are format errors, never crashes") {
     const std::string exr = "test_unit_sph_terrain_damaged.exr";
     // Scanlines uncompressed and zipped, tiles of 2 x 2 with PIZ (wavelet + Huffman).
-    const std::pair<int, Imf::Compression> layouts[] = {
-        {0, Imf::NO_COMPRESSION}, {0, Imf::ZIP_COMPRESSION}, {2, Imf::PIZ_COMPRESSION}};
+    const std::pair<int, image::Compression> layouts[] = {
+        {0, image::Compression::none}, {0, image::Compression::zip}, {2, image::Compression::piz}};
     for (const auto& [tile_size, compression] : layouts) {
         CAPTURE(tile_size);
         CAPTURE(compression);
-        test::write_exr(exr, exr_image(kNx, kNz, kSampleValues, "Y"),
-                        {.types = {}, .tile_size = tile_size, .compression = compression});
+        image::write_exr(exr, exr_image(kNx, kNz, kSampleValues, "Y"),
+                         {.compression = compression, .tile_size = tile_size});
         const std::vector<unsigned char> bytes = read_bytes(exr);
         REQUIRE(load_exr(exr).height_m.size() == kSamples.size());
         for (std::size_t size = 0; size < bytes.size(); ++size) {
@@ -269,8 +270,7 @@ TEST_CASE("truncated or damaged OpenEXR files are format errors, never crashes")
 
     // A data window of 2^28 x 1024 pixels (1 TiB as floats) over 6 stored samples: OpenEXR 3.1
     // opens it (with room for the line offsets), the reader must refuse before allocating.
-    test::write_exr(exr, exr_image(kNx, kNz, kSampleValues, "Y"),
-                    {.types = {}, .tile_size = 0, .compression = Imf::NO_COMPRESSION});
+    image::write_exr(exr, exr_image(kNx, kNz, kSampleValues, "Y"), {.compression = image::Compression::none});
     std::vector<unsigned char> vast = read_bytes(exr);
     const std::string attribute("dataWindow\0box2i\0", 17);
     const auto at = std::search(vast.begin(), vast.end(), attribute.begin(), attribute.end());

@@ -1,0 +1,6 @@
+#include "core/exec_cpu.hpp"
+#include "render/anisotropy_impl.hpp"
+
+namespace partikel::render {
+PK_RENDER_ANISOTROPY_INSTANTIATE(CpuExec)
+}

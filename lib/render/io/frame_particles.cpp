@@ -1,0 +1,158 @@
+#include "render/io/frame_particles.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "base/error.hpp"
+
+namespace partikel::render::io {
+
+namespace {
+
+// "velocity.x" -> ("velocity", 0); "velocity" -> ("velocity", -1: the magnitude of a vector).
+std::pair<std::string, int> parse_column(const std::string& spec) {
+    const auto dot = spec.rfind('.');
+    if (dot != std::string::npos && dot + 2 == spec.size()) {
+        const char c = spec[dot + 1];
+        if (c == 'x' || c == 'y' || c == 'z') return {spec.substr(0, dot), c - 'x'};
+    }
+    return {spec, -1};
+}
+
+std::string where(std::uint64_t index, const fmt::Group& group) {
+    return "frame " + std::to_string(index) + ", group '" + group.name() + "'";
+}
+
+}  // namespace
+
+std::optional<double> number_attribute(const fmt::Frame& frame, const std::string& key) {
+    const auto it = frame.attributes.find(key);
+    if (it == frame.attributes.end()) return std::nullopt;
+    if (const auto* d = std::get_if<double>(&it->second)) return *d;
+    if (const auto* i = std::get_if<std::int64_t>(&it->second)) return double(*i);
+    return std::nullopt;
+}
+
+void FrameParticles::append(Part& part, const fmt::Group& group, const ParticleSelection& selection,
+                            std::uint64_t index, bool colour, bool radius) {
+    const fmt::Column* position = group.find("position");
+    if (!position) throw FormatError(where(index, group) + ": no position column");
+    if (position->components() != 3 || !is_float(position->type()))
+        throw FormatError(where(index, group) + ": position is not a float x 3 column");
+    const fmt::Column* values = nullptr;
+    int component = -1;
+    if (colour) {
+        const auto [name, c] = parse_column(selection.colour);
+        component = c;
+        values = group.find(name);
+        if (values && component >= int(values->components()))
+            throw FormatError(where(index, group) + ": column '" + name + "' has no component " +
+                              selection.colour.substr(selection.colour.size() - 1));
+    }
+    const fmt::Column* radii = radius ? group.find(selection.radius) : nullptr;
+    if (radius && !radii) throw FormatError(where(index, group) + ": no radius column '" + selection.radius + "'");
+    if (radii && radii->components() != 1)
+        throw FormatError(where(index, group) + ": radius column '" + selection.radius + "' is not a scalar");
+    const std::uint64_t n = group.count();
+    const bool f32 = position->type() == ScalarType::f32;
+    const float* p32 = f32 ? position->values<float>().data() : nullptr;
+    for (std::uint64_t i = 0; i < n; ++i) {
+        const Vec3f p = f32 ? Vec3f{p32[3 * i], p32[3 * i + 1], p32[3 * i + 2]}
+                            : Vec3f{float(position->as_double(i, 0)), float(position->as_double(i, 1)),
+                                    float(position->as_double(i, 2))};
+        if (!std::isfinite(p.x) || !std::isfinite(p.y) || !std::isfinite(p.z)) {
+            ++skipped_;
+            continue;
+        }
+        part.position.push_back(p);
+        if (radii) part.radius.push_back(float(radii->as_double(i)));
+        if (colour) {
+            float v = std::numeric_limits<float>::quiet_NaN();  // a group without the column: the low end
+            if (values && component >= 0) {
+                v = float(values->as_double(i, std::uint32_t(component)));
+            } else if (values) {
+                double sum = 0.0;
+                for (std::uint32_t k = 0; k < values->components(); ++k) {
+                    const double x = values->as_double(i, k);
+                    sum += x * x;
+                }
+                v = float(values->components() == 1 ? values->as_double(i) : std::sqrt(sum));
+            }
+            part.value.push_back(v);
+        }
+    }
+}
+
+void FrameParticles::load(const fmt::Frame& frame, const ParticleSelection& selection, std::uint64_t index) {
+    particles_.clear();
+    opaque_.clear();
+    skipped_ = 0;
+    const bool colour = !selection.colour.empty();
+    const bool radius = !selection.radius.empty();
+    if (colour) {
+        const std::string name = parse_column(selection.colour).first;
+        bool found = false;
+        for (const fmt::Group& g : frame.groups()) found = found || g.find(name);
+        if (!found && frame.particle_count() > 0)
+            throw FormatError("frame " + std::to_string(index) + ": no group has the colour column '" + name + "'");
+    }
+    bool positions = false;
+    for (const fmt::Group& g : frame.groups()) positions = positions || g.find("position");
+    if (!positions && frame.particle_count() > 0)
+        throw FormatError("frame " + std::to_string(index) + ": no position column in any group");
+    const auto require = [&](const std::string& name) -> const fmt::Group& {
+        const fmt::Group* g = frame.find_group(name);
+        if (!g) throw UsageError("frame " + std::to_string(index) + " has no group '" + name + "'");
+        return *g;
+    };
+    if (selection.style == Style::fluid) {
+        // A frame without the fluid group (all of it removed, or not written yet) shows only
+        // what else there is.
+        if (const fmt::Group* fluid = frame.find_group(selection.fluid_group))
+            append(particles_, *fluid, selection, index, false, false);
+        if (selection.opaque_groups.empty()) {
+            // Every other group with positions (a group of neighbour lists has none).
+            for (const fmt::Group& g : frame.groups())
+                if (g.name() != selection.fluid_group && g.find("position"))
+                    append(opaque_, g, selection, index, false, false);
+        } else {
+            for (const std::string& name : selection.opaque_groups)
+                if (const fmt::Group* g = frame.find_group(name)) append(opaque_, *g, selection, index, false, false);
+        }
+        return;
+    }
+    if (selection.groups.empty()) {
+        for (const fmt::Group& g : frame.groups())
+            if (g.find("position")) append(particles_, g, selection, index, colour, radius);
+    } else {
+        for (const std::string& name : selection.groups) append(particles_, require(name), selection, index, colour, radius);
+    }
+}
+
+FrameInput FrameParticles::input() const {
+    FrameInput in;
+    in.particles = {particles_.position, particles_.radius, particles_.value};
+    in.opaque = {opaque_.position, opaque_.radius, opaque_.value};
+    return in;
+}
+
+bool FrameParticles::bounds(Vec3f& lo, Vec3f& hi) const {
+    bool any = false;
+    for (const Part* part : {&particles_, &opaque_})
+        for (std::size_t i = 0; i < part->position.size(); ++i) {
+            const Vec3f p = part->position[i];
+            const float r = part->radius.empty() ? 0.0f : part->radius[i];
+            if (!any) {
+                lo = hi = p;
+                any = true;
+            }
+            for (int k = 0; k < 3; ++k) {
+                lo[k] = std::min(lo[k], p[k] - r);
+                hi[k] = std::max(hi[k], p[k] + r);
+            }
+        }
+    return any;
+}
+
+}  // namespace partikel::render::io

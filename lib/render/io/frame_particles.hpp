@@ -1,0 +1,62 @@
+// The particles of a stored frame as the renderer takes them (render/renderer.hpp): which
+// groups are fluid, opaque or drawn, the colour and radius columns, the SPH smoothing length.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/vec.hpp"
+#include "formats/frame.hpp"
+#include "render/renderer.hpp"
+
+namespace partikel::render::io {
+
+struct ParticleSelection {
+    Style style = Style::fluid;
+    std::string fluid_group = "fluid";       // fluid style: the SPH fluid
+    std::vector<std::string> opaque_groups;  // fluid style: drawn as opaque spheres; empty: every other group with positions
+    std::vector<std::string> groups;         // points, spheres: the groups drawn; empty: all with positions
+    // Colour values: a column NAME (a vector column gives its magnitude), NAME.x, NAME.y or
+    // NAME.z (one component); empty: no values (the constant colour).
+    std::string colour;
+    std::string radius;                      // points, spheres: a radius column (m); empty: none
+};
+
+// Host copies of one frame's particles, reused from frame to frame (no allocation once the
+// largest frame has been seen).
+class FrameParticles {
+public:
+    // Reads `frame` (index: its place in the input, for messages). Particles whose position is
+    // not finite are left out and counted (skipped()). FormatError for a drawn group without
+    // position, or a named column that is missing, not numeric or of the wrong shape;
+    // UsageError for a named group that is missing.
+    void load(const fmt::Frame& frame, const ParticleSelection& selection, std::uint64_t index);
+
+    FrameInput input() const;
+    std::uint64_t skipped() const { return skipped_; }
+    // Bounds of every particle loaded (opaque ones too); false when there are none.
+    bool bounds(Vec3f& lo, Vec3f& hi) const;
+
+private:
+    struct Part {
+        std::vector<Vec3f> position;
+        std::vector<float> radius, value;
+        void clear() {
+            position.clear();
+            radius.clear();
+            value.clear();
+        }
+    };
+    void append(Part& part, const fmt::Group& group, const ParticleSelection& selection, std::uint64_t index,
+                bool colour, bool radius);
+
+    Part particles_, opaque_;
+    std::uint64_t skipped_ = 0;
+};
+
+// A number attribute of the frame ("sph.h"), when present and numeric.
+std::optional<double> number_attribute(const fmt::Frame& frame, const std::string& key);
+
+}  // namespace partikel::render::io

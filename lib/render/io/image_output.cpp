@@ -1,0 +1,162 @@
+#include "render/io/image_output.hpp"
+
+#include <png.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <utility>
+#include <vector>
+
+#include "base/error.hpp"
+#include "base/io.hpp"
+#include "partikel_config.hpp"
+#include "render/colormap.hpp"
+
+namespace partikel::render::io {
+
+OutputPattern OutputPattern::parse(const std::string& pattern) {
+    if (pattern.empty()) throw UsageError("empty output pattern");
+    OutputPattern p;
+    p.text_ = pattern;
+    std::string* part = &p.before_;
+    for (std::size_t i = 0; i < pattern.size(); ++i) {
+        if (pattern[i] != '%') {
+            *part += pattern[i];
+            continue;
+        }
+        if (i + 1 < pattern.size() && pattern[i + 1] == '%') {
+            *part += '%';
+            ++i;
+            continue;
+        }
+        std::size_t j = i + 1;
+        const bool zero = j < pattern.size() && pattern[j] == '0';
+        int width = 0;
+        while (j < pattern.size() && std::isdigit(static_cast<unsigned char>(pattern[j])) && width < 100)
+            width = 10 * width + (pattern[j++] - '0');
+        if (j >= pattern.size() || pattern[j] != 'd' || p.numbered_)
+            throw UsageError("output pattern '" + pattern + "': use one %d (e.g. frames/%04d.exr), %% for a percent sign");
+        if (width > 20) throw UsageError("output pattern '" + pattern + "': a field width above 20");
+        p.numbered_ = true;
+        p.zero_pad_ = zero;
+        p.width_ = width;
+        part = &p.after_;
+        i = j;
+    }
+    return p;
+}
+
+std::string OutputPattern::path(std::uint64_t index) const {
+    if (!numbered_) return before_;
+    std::string number = std::to_string(index);
+    if (int(number.size()) < width_) number.insert(0, std::size_t(width_) - number.size(), zero_pad_ ? '0' : ' ');
+    return before_ + number + after_;
+}
+
+std::string OutputPattern::preview_path(std::uint64_t index) const {
+    std::string p = path(index);
+    const std::string exr = ".exr";
+    if (p.size() >= exr.size() && p.compare(p.size() - exr.size(), exr.size(), exr) == 0) p.resize(p.size() - exr.size());
+    return p + ".png";
+}
+
+void OutputPattern::check_writable() const {
+    const std::string first = path(0);
+    const auto slash = first.find_last_of('/');
+    const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : first.substr(0, slash));
+    if (::access(dir.c_str(), W_OK) != 0)
+        throw IoError(first + ": cannot write into " + dir + ": " + std::strerror(errno));
+}
+
+void write_exr_frame(const std::string& path, RenderedImage& image, image::Image& scratch, const CameraView& view,
+                     const FrameMeta& meta, Style style, const ExrOptions& options) {
+    const std::pair<const char*, std::vector<float>*> planes[] = {
+        {"R", &image.r},     {"G", &image.g},     {"B", &image.b},     {"A", &image.a},
+        {"Z", &image.z},     {"thickness", &image.thickness},          {"N.x", &image.nx},
+        {"N.y", &image.ny},  {"N.z", &image.nz},  {"count", &image.count}};
+    // The planes a style produced move into the scratch image and back after writing.
+    std::array<std::vector<float>*, std::size(planes)> moved{};
+    std::size_t used = 0;
+    scratch.channel_names.clear();
+    for (const auto& [name, plane] : planes)
+        if (!plane->empty()) {
+            scratch.channel_names.emplace_back(name);
+            moved[used++] = plane;
+        }
+    if (used == 0) throw UsageError(path + ": a rendered image without channels");
+    scratch.channels.resize(used);
+    for (std::size_t k = 0; k < used; ++k) std::swap(scratch.channels[k], *moved[k]);
+    struct SwapBack {
+        image::Image& scratch;
+        const std::array<std::vector<float>*, std::size(planes)>& moved;
+        std::size_t used;
+        ~SwapBack() {
+            for (std::size_t k = 0; k < used; ++k) std::swap(scratch.channels[k], *moved[k]);
+        }
+    } swap_back{scratch, moved, used};
+
+    scratch.width = image.width;
+    scratch.height = image.height;
+    scratch.origin_x = scratch.origin_y = 0;
+    scratch.attributes.clear();
+    scratch.attributes["worldToCamera"] = world_to_camera_matrix(view);
+    scratch.attributes["worldToNDC"] = world_to_ndc_matrix(view);
+    scratch.attributes["partikel.frame"] = int(std::min<std::uint64_t>(meta.index, 0x7fffffff));
+    scratch.attributes["partikel.step"] = double(meta.step);
+    scratch.attributes["partikel.time_s"] = meta.time_s;
+    scratch.attributes["partikel.style"] = std::string(style_name(style));
+    scratch.attributes["partikel.version"] = std::string(PARTIKEL_VERSION);
+    if (!meta.source.empty()) scratch.attributes["partikel.source"] = meta.source;
+    image::WriteOptions write;
+    write.compression = options.compression;
+    write.zip_level = options.zip_level;
+    for (const char* rgba : {"R", "G", "B", "A"}) write.pixel_types[rgba] = image::PixelType::half;
+    image::write_exr(path, scratch, write);
+}
+
+void write_png_preview(const std::string& path, const RenderedImage& image, float exposure, bool alpha) {
+    const int channels = alpha ? 4 : 3;
+    std::vector<std::uint8_t> pixels(std::size_t(image.width) * std::size_t(image.height) * std::size_t(channels));
+    const auto byte = [](float v) { return std::uint8_t(std::lround(255.0f * linear_to_srgb(v))); };
+    for (std::size_t p = 0; p < std::size_t(image.width) * std::size_t(image.height); ++p) {
+        const float a = image.a.empty() ? 1.0f : std::clamp(image.a[p], 0.0f, 1.0f);
+        const float unpremultiply = alpha && a > 0.0f ? 1.0f / a : 1.0f;
+        std::uint8_t* out = &pixels[p * std::size_t(channels)];
+        out[0] = byte(exposure * image.r[p] * unpremultiply);
+        out[1] = byte(exposure * image.g[p] * unpremultiply);
+        out[2] = byte(exposure * image.b[p] * unpremultiply);
+        if (alpha) out[3] = std::uint8_t(std::lround(255.0f * a));
+    }
+    TempFile temp(path);
+    png_image png{};
+    png.version = PNG_IMAGE_VERSION;
+    png.width = png_uint_32(image.width);
+    png.height = png_uint_32(image.height);
+    png.format = alpha ? PNG_FORMAT_RGBA : PNG_FORMAT_RGB;
+    if (!png_image_write_to_file(&png, temp.path().c_str(), 0, pixels.data(), 0, nullptr)) {
+        const std::string message = png.message;
+        png_image_free(&png);
+        throw IoError(path + ": cannot write PNG preview: " + message);
+    }
+    temp.commit();
+}
+
+float automatic_exposure(const RenderedImage& image) {
+    std::vector<float> luminance;
+    for (std::size_t p = 0; p < image.r.size(); ++p)
+        if (image.count.empty() || image.count[p] > 0.0f)
+            luminance.push_back(0.2126f * image.r[p] + 0.7152f * image.g[p] + 0.0722f * image.b[p]);
+    if (luminance.empty()) return 1.0f;
+    const std::size_t k = std::min(luminance.size() - 1, std::size_t(0.995 * double(luminance.size())));
+    std::nth_element(luminance.begin(), luminance.begin() + std::ptrdiff_t(k), luminance.end());
+    const float top = luminance[k];
+    return top > 0.0f && std::isfinite(top) ? 1.0f / top : 1.0f;
+}
+
+}  // namespace partikel::render::io

@@ -1,0 +1,63 @@
+// Rendered frames to files: OpenEXR (half RGBA plus float Z, thickness, N.x, N.y, N.z and
+// count, with the camera and the source frame in the header) and 8-bit PNG previews, named by
+// a printf-style frame pattern, each written under a temporary name and renamed when complete.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "image/exr.hpp"
+#include "render/renderer.hpp"
+
+namespace partikel::render::io {
+
+// "frames/%04d.exr": one %d conversion (flags '0' and a width allowed, "%%" for a percent
+// sign) takes the frame's index in the input. A pattern without one names a single file.
+class OutputPattern {
+public:
+    OutputPattern() = default;
+    static OutputPattern parse(const std::string& pattern);  // UsageError on a bad pattern
+    std::string path(std::uint64_t index) const;
+    // The preview beside it: the path with ".exr" replaced by ".png" (or ".png" appended).
+    std::string preview_path(std::uint64_t index) const;
+    bool numbered() const { return numbered_; }
+    const std::string& text() const { return text_; }
+    // IoError when the directory of the outputs does not exist or is not writable.
+    void check_writable() const;
+
+private:
+    std::string text_, before_, after_;
+    int width_ = 0;
+    bool zero_pad_ = false;
+    bool numbered_ = false;
+};
+
+struct FrameMeta {
+    std::uint64_t index = 0;  // in the input
+    std::int64_t step = 0;    // the simulation step the frame holds
+    double time_s = 0.0;      // its simulated time
+    std::string source;       // the input's name
+};
+
+struct ExrOptions {
+    image::Compression compression = image::Compression::zip;
+    int zip_level = 4;
+};
+
+// The channels `image` has (RenderedImage), named R, G, B, A (half), Z, thickness, N.x, N.y,
+// N.z, count (float), with attributes worldToCamera and worldToNDC (OpenEXR's m44f),
+// partikel.frame (int), partikel.step and partikel.time_s (double), partikel.style and
+// partikel.version (string). `scratch` lends its vectors: the image's planes are moved into it
+// and back, so nothing is copied or allocated.
+void write_exr_frame(const std::string& path, RenderedImage& image, image::Image& scratch, const CameraView& view,
+                     const FrameMeta& meta, Style style, const ExrOptions& options);
+
+// An 8-bit sRGB PNG: linear RGB times `exposure`, clipped to [0, 1], sRGB-encoded; with
+// `alpha`, RGBA with the colour un-premultiplied.
+void write_png_preview(const std::string& path, const RenderedImage& image, float exposure, bool alpha);
+
+// The exposure that maps the 99.5th percentile of the luminance of covered pixels (count > 0)
+// to 1; 1 when nothing is covered.
+float automatic_exposure(const RenderedImage& image);
+
+}  // namespace partikel::render::io

@@ -1,0 +1,177 @@
+#include "splat_render.hpp"
+
+#include <cstdio>
+#include <optional>
+#include <vector>
+
+#include "base/error.hpp"
+#include "common/tool.hpp"
+#include "render/io/sequence.hpp"
+
+namespace partikel::tools {
+
+namespace {
+
+Vec3f vec3(const std::vector<float>& v) { return {v[0], v[1], v[2]}; }
+
+// "1920x1080"
+std::pair<int, int> parse_size(const std::string& text) {
+    int w = 0, h = 0;
+    char x = 0, rest = 0;
+    if (std::sscanf(text.c_str(), "%d%c%d%c", &w, &x, &h, &rest) != 3 || (x != 'x' && x != 'X'))
+        throw UsageError("--size takes WIDTHxHEIGHT, e.g. 1920x1080, not '" + text + "'");
+    return {w, h};
+}
+
+render::BackgroundKind parse_background(const std::string& name) {
+    if (name == "gradient") return render::BackgroundKind::gradient;
+    if (name == "black") return render::BackgroundKind::black;
+    if (name == "transparent") return render::BackgroundKind::transparent;
+    throw UsageError("unknown background '" + name + "' (gradient, black or transparent; --environment FILE for a map)");
+}
+
+}  // namespace
+
+int splat_render(std::span<const std::string> args) {
+    Tool tool("splat-render",
+              "Render particle frames to OpenEXR images (one per frame): an SPH fluid surface, points or\n"
+              "spheres coloured by any column. Reads a particle stream or file, headless, on the GPU or CPU.");
+    tool.add_common(kInput | kDevice | kThreads | kProfile);
+    CLI::App& app = tool.app();
+    render::io::SequenceOptions o;
+    render::RenderSettings& s = o.settings;
+    std::string style = "fluid", size = "1280x720", background, compression = "zip", colour_map = "viridis";
+    std::vector<float> eye, target, up, direction, range, percentiles, absorption, fluid_colour, light, particle_colour;
+    std::optional<float> smoothing_length;
+    std::optional<float> exposure;
+    std::string opaque_groups, groups;
+
+    app.add_option("-o,--output", o.output, "Output pattern, one %d for the frame index (frames/%04d.exr)")->required();
+    app.add_option("--style", style, "fluid, points or spheres")->capture_default_str();
+    app.add_option("--size", size, "Image size WIDTHxHEIGHT [pixels]")->capture_default_str();
+    app.add_option("--frames", o.frames, "Frames to render: indices and start:stop:step slices (default all)");
+    app.add_flag("--preview", o.preview, "Also write an 8-bit PNG beside each EXR");
+    app.add_option("--compression", compression, "EXR codec: none, rle, zips, zip or piz")->capture_default_str();
+    app.add_option("--zip-level", o.exr.zip_level, "zlib level of zip/zips, 1 (fast) .. 9")
+        ->check(CLI::Range(1, 9))
+        ->capture_default_str();
+    app.add_option("--in-flight", o.frames_in_flight, "Images encoding while the next frames render")
+        ->check(CLI::Range(1, 64))
+        ->capture_default_str();
+
+    const char* camera = "Camera";
+    app.add_option("--eye", eye, "Camera position X,Y,Z [m] (default: fitted)")->delimiter(',')->expected(3)->group(camera);
+    app.add_option("--target", target, "Point at the image centre X,Y,Z [m] (default: the particles' centre)")
+        ->delimiter(',')->expected(3)->group(camera);
+    app.add_option("--up", up, "World direction shown upwards X,Y,Z (default 0,1,0)")->delimiter(',')->expected(3)->group(camera);
+    app.add_option("--fov", o.camera.fov_y_deg, "Vertical field of view [degrees]")->capture_default_str()->group(camera);
+    app.add_flag("--fit", o.camera.fit, "Move the eye along its direction to frame the first frame's particles")->group(camera);
+    app.add_option("--direction", direction, "Fitted camera: direction from the target to the eye (0.35,0.45,1)")
+        ->delimiter(',')->expected(3)->group(camera);
+    app.add_option("--orbit", o.camera.orbit_deg_per_frame, "Turn the camera about --up by this per frame [degrees]")
+        ->group(camera);
+    app.add_option("--camera-path", o.camera.path_file, "Camera keyframes: FRAME EYE(3) TARGET(3) [FOV] per line")->group(camera);
+
+    const char* fluid = "Fluid (--style fluid)";
+    app.add_option("--smoothing-length", smoothing_length, "SPH h [m] (default: the frames' sph.h)")->group(fluid);
+    app.add_option("--radius-over-h", s.radius_over_h, "Radius of a particle's sphere in h")->capture_default_str()->group(fluid);
+    app.add_option("--anisotropy", s.anisotropy.max_ratio, "Largest ratio of ellipsoid axes")->capture_default_str()->group(fluid);
+    app.add_option("--min-neighbours", s.anisotropy.min_neighbours, "Fewer neighbours: a sphere")->capture_default_str()->group(fluid);
+    app.add_option("--centre-smoothing", s.anisotropy.centre_smoothing, "Pull of centres to the neighbours' mean, 0..1")
+        ->capture_default_str()->group(fluid);
+    app.add_option("--flow-steps", s.flow_steps, "Curvature flow steps (the thesis used 500)")->capture_default_str()->group(fluid);
+    app.add_option("--flow-rate", s.flow_rate, "Curvature flow step size, in (0, 1)")->capture_default_str()->group(fluid);
+    app.add_option("--discontinuity", s.discontinuity_over_radius, "Depth jump that separates surfaces [particle radii]")
+        ->capture_default_str()->group(fluid);
+    app.add_option("--absorption", absorption, "Absorption R,G,B [1/m] (default 30,10,5)")->delimiter(',')->expected(3)->group(fluid);
+    app.add_option("--fluid-colour,--fluid-color", fluid_colour, "Colour scattered by the fluid R,G,B (linear)")
+        ->delimiter(',')->expected(3)->group(fluid);
+    app.add_option("--refractive-index", s.fluid.refractive_index, "For the Fresnel term")->capture_default_str()->group(fluid);
+    app.add_option("--fluid-group", o.selection.fluid_group, "Group holding the fluid")->capture_default_str()->group(fluid);
+    app.add_option("--opaque-groups", opaque_groups, "Groups drawn as opaque spheres (default: all but the fluid)")->group(fluid);
+
+    const char* colour = "Points and spheres";
+    app.add_option("--colour,--color", o.selection.colour, "Colour by COLUMN (a vector's magnitude) or COLUMN.x|y|z")->group(colour);
+    app.add_option("--colormap", colour_map, "viridis, magma, inferno, coolwarm or grey")->capture_default_str()->group(colour);
+    app.add_option("--range", range, "Colour range MIN,MAX (default: percentiles of the first frame)")
+        ->delimiter(',')->expected(2)->group(colour);
+    app.add_option("--percentiles", percentiles, "Automatic range LOW,HIGH [percent] (default 1,99)")
+        ->delimiter(',')->expected(2)->group(colour);
+    app.add_option("--radius", s.radius_m, "Particle radius [m] (default: sph.dx / 2 or half the mean spacing)")->group(colour);
+    app.add_option("--radius-column", o.selection.radius, "Particle radius from this column [m]")->group(colour);
+    app.add_option("--sigma", s.points.sigma_px, "Points: Gaussian sigma [pixels] without a radius")->capture_default_str()->group(colour);
+    app.add_option("--intensity", s.points.intensity, "Points: each particle's total brightness")->capture_default_str()->group(colour);
+    app.add_option("--particle-colour,--particle-color", particle_colour, "Colour without --colour R,G,B (linear)")
+        ->delimiter(',')->expected(3)->group(colour);
+    app.add_option("--groups", groups, "Groups drawn (default all)")->group(colour);
+
+    const char* look = "Background and light";
+    app.add_option("--background", background, "gradient (fluid, spheres), black (points) or transparent")->group(look);
+    app.add_option("--environment", o.environment_map, "Equirectangular OpenEXR map as background and reflection")->group(look);
+    app.add_option("--light", light, "Direction towards the light X,Y,Z")->delimiter(',')->expected(3)->group(look);
+    app.add_option("--exposure", exposure, "PNG previews: scale before tone mapping (default 1; points: automatic)")->group(look);
+
+    return tool.run(std::vector<std::string>(args.begin(), args.end()), [&](Tool& t) {
+        s.style = render::parse_style(style);
+        std::tie(s.width, s.height) = parse_size(size);
+        s.colour_map = render::parse_colour_map(colour_map);
+        o.exr.compression = image::parse_compression(compression);
+        o.input = t.options().input;
+        o.profile = t.options().profile;
+        o.selection.style = s.style;
+        o.smoothing_length_m = smoothing_length;
+        o.exposure = exposure;
+        if (!eye.empty()) o.camera.eye = vec3(eye);
+        if (!target.empty()) o.camera.target = vec3(target);
+        if (!up.empty()) o.camera.up = vec3(up);
+        if (!direction.empty()) o.camera.direction = vec3(direction);
+        if (!range.empty()) o.range = std::pair<float, float>{range[0], range[1]};
+        if (!percentiles.empty()) {
+            o.percentile_lo = percentiles[0] / 100.0;
+            o.percentile_hi = percentiles[1] / 100.0;
+        }
+        if (!absorption.empty()) s.fluid.absorption_per_m = vec3(absorption);
+        if (!fluid_colour.empty()) s.fluid.colour = vec3(fluid_colour);
+        if (!light.empty()) s.lighting.direction = vec3(light);
+        if (!particle_colour.empty()) s.particle_colour = vec3(particle_colour);
+        const auto split = [](const std::string& list) {
+            std::vector<std::string> names;
+            std::string item;
+            for (const char c : list + ",") {
+                if (c != ',') {
+                    item += c;
+                } else if (!item.empty()) {
+                    names.push_back(item);
+                    item.clear();
+                }
+            }
+            return names;
+        };
+        o.selection.opaque_groups = split(opaque_groups);
+        o.selection.groups = split(groups);
+        if (!o.environment_map.empty()) {
+            if (!background.empty()) throw UsageError("give --background or --environment, not both");
+            s.background.kind = render::BackgroundKind::environment;
+        } else if (!background.empty()) {
+            s.background.kind = parse_background(background);
+        } else {
+            s.background.kind = s.style == render::Style::points ? render::BackgroundKind::black : render::BackgroundKind::gradient;
+        }
+        if (s.style == render::Style::fluid && (!o.selection.colour.empty() || !o.selection.radius.empty()))
+            throw UsageError("--colour and --radius-column apply to --style points and spheres");
+
+        Backend backend = t.open_backend();
+        std::optional<Progress> progress;  // made at the first frame, when the total is known
+        const render::io::SequenceReport report = render::io::render_stream(
+            backend, o, t.log(), [&](std::uint64_t done, std::optional<std::uint64_t> total) {
+                if (!progress) progress.emplace(t.progress("splat-render", total ? double(*total) : 0.0, "frames"));
+                progress->update(double(done));
+            });
+        if (progress) progress->finish();
+        t.log().info("wrote " + std::to_string(report.frames) + " frames in " + std::to_string(report.seconds) + " s");
+        if (!report.profile.empty()) std::fputs(report.profile.c_str(), stderr);
+        return 0;
+    });
+}
+
+}  // namespace partikel::tools
