@@ -1,0 +1,107 @@
+#include "pic/io/frame_io.hpp"
+
+#include <cstring>
+
+#include "base/error.hpp"
+
+namespace partikel::pic::io {
+namespace {
+
+template <class T> void put(fmt::Group& g, int field, const std::vector<T>& values) {
+    const FieldSpec& s = kBeamFields[field];
+    fmt::Column& c = g.add_column(std::string(s.name), s.type, s.components, s.unit);
+    if (!values.empty()) std::memcpy(c.raw().data(), values.data(), values.size() * sizeof(T));
+}
+
+template <class T> void get(const fmt::Group& g, int field, std::vector<T>& out, bool required) {
+    const FieldSpec& s = kBeamFields[field];
+    const fmt::Column* c = g.find(s.name);
+    if (!c) {
+        if (required) throw FormatError("group \"beam\": no column \"" + std::string(s.name) + "\"");
+        return;
+    }
+    if (c->components() != 1)
+        throw FormatError("group \"beam\": column \"" + std::string(s.name) + "\" must have one component");
+    const bool float_wanted = std::is_floating_point_v<T>;
+    if (is_float(c->type()) != float_wanted)
+        throw FormatError("group \"beam\": column \"" + std::string(s.name) + "\" has type " +
+                          std::string(scalar_name(c->type())) + ", expected " + (float_wanted ? "a float" : "an integer"));
+    for (std::size_t i = 0; i < out.size(); ++i) out[i] = static_cast<T>(c->as_double(i));
+}
+
+template <class T> std::optional<T> attribute(const fmt::Frame& f, const char* key) {
+    auto it = f.attributes.find(key);
+    if (it == f.attributes.end()) return std::nullopt;
+    if (const auto* v = std::get_if<T>(&it->second)) return *v;
+    throw FormatError(std::string("attribute ") + key + " has the wrong type");
+}
+
+}  // namespace
+
+void add_beam_attributes(const BeamParameters& p, fmt::Frame& frame) {
+    frame.attributes["pic.Z"] = std::int64_t(p.species.Z);
+    frame.attributes["pic.A"] = std::int64_t(p.species.A);
+    frame.attributes["pic.mass_kg"] = make_reference(p.species).mass_kg;
+    frame.attributes["pic.kinetic_energy_per_nucleon_eV"] = p.species.kinetic_energy_per_nucleon_eV;
+    frame.attributes["pic.intensity"] = p.intensity;
+    frame.attributes["pic.coasting"] = std::int64_t(p.coasting ? 1 : 0);
+    frame.attributes["pic.circumference_m"] = p.circumference_m;
+}
+
+fmt::Frame make_frame(const ParticleSet& p, const BeamParameters& parameters, std::int64_t turn, double time_s) {
+    fmt::Frame frame;
+    frame.step = turn;
+    frame.time = time_s;
+    add_beam_attributes(parameters, frame);
+    fmt::Group& g = frame.add_group(kBeamGroup, p.size());
+    put(g, f_x, p.x);
+    put(g, f_xp, p.xp);
+    put(g, f_y, p.y);
+    put(g, f_yp, p.yp);
+    put(g, f_z, p.z);
+    put(g, f_delta, p.delta);
+    put(g, f_id, p.id);
+    put(g, f_status, p.status);
+    put(g, f_lost_turn, p.lost_turn);
+    put(g, f_lost_element, p.lost_element);
+    return frame;
+}
+
+StartState read_frame(const fmt::Frame& frame) {
+    const fmt::Group* g = frame.find_group(kBeamGroup);
+    if (!g) throw FormatError("the frame has no group \"beam\"");
+    StartState s;
+    s.turn = frame.step;
+    s.time_s = frame.time * frame.time_unit_si;
+    ParticleSet& p = s.particles;
+    p.resize(g->count());
+    get(*g, f_x, p.x, true);
+    get(*g, f_xp, p.xp, true);
+    get(*g, f_y, p.y, true);
+    get(*g, f_yp, p.yp, true);
+    get(*g, f_z, p.z, true);
+    get(*g, f_delta, p.delta, true);
+    get(*g, f_id, p.id, false);
+    get(*g, f_status, p.status, false);
+    get(*g, f_lost_turn, p.lost_turn, false);
+    get(*g, f_lost_element, p.lost_element, false);
+    for (std::int32_t& status : p.status)
+        if (status != kAlive) status = kLost;
+    const auto Z = attribute<std::int64_t>(frame, "pic.Z");
+    if (Z) {
+        BeamParameters b;
+        b.species.Z = int(*Z);
+        b.species.A = int(attribute<std::int64_t>(frame, "pic.A").value_or(1));
+        b.species.mass_kg = attribute<double>(frame, "pic.mass_kg").value_or(0.0);
+        const auto energy = attribute<double>(frame, "pic.kinetic_energy_per_nucleon_eV");
+        if (!energy) throw FormatError("pic.Z without pic.kinetic_energy_per_nucleon_eV");
+        b.species.kinetic_energy_per_nucleon_eV = *energy;
+        b.intensity = attribute<double>(frame, "pic.intensity").value_or(0.0);
+        b.coasting = attribute<std::int64_t>(frame, "pic.coasting").value_or(1) != 0;
+        b.circumference_m = attribute<double>(frame, "pic.circumference_m").value_or(0.0);
+        s.parameters = b;
+    }
+    return s;
+}
+
+}  // namespace partikel::pic::io

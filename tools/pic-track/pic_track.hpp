@@ -1,0 +1,12 @@
+// pic-track as a function, so tests run it in-process; main.cpp only forwards to it.
+#pragma once
+
+#include <span>
+#include <string>
+
+namespace partikel::tools {
+
+// Exit status: 0 ok, 1 runtime failure (I/O, format, device, numerical), 2 usage error.
+int pic_track(std::span<const std::string> args);
+
+}  // namespace partikel::tools
