@@ -12,7 +12,8 @@
 # them with the same arguments, so that before and after are measured on one machine (a later
 # call on the same warm machine finds that build in /tmp/baseline and runs it again).
 #
-# Carry .deps (OpenEXR packages from ../shared/device/fetch-exr-debs.sh) when the machine
+# PARTIKEL_COMMIT=<commit> names the commit the build reports (the device machine's copy of the
+# tree may carry a stale .git). Carry .deps (OpenEXR packages from ../shared/device/fetch-exr-debs.sh) when the machine
 # has no OpenEXR.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -57,7 +58,8 @@ fi
 
 configure() {  # source_dir build_dir
   local commit_arg=()
-  [ -f "$1/COMMIT" ] && commit_arg=(-DPARTIKEL_GIT_COMMIT="$(cat "$1/COMMIT")")  # a snapshot without .git
+  if [ -f "$1/COMMIT" ]; then commit_arg=(-DPARTIKEL_GIT_COMMIT="$(cat "$1/COMMIT")")  # a snapshot without .git
+  else commit_arg=(-DPARTIKEL_GIT_COMMIT="${PARTIKEL_COMMIT:-}"); fi  # empty: from .git
   cmake -S "$1" -B "$2" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPARTIKEL_CUDA=ON "${commit_arg[@]}" \
         -DCMAKE_CUDA_ARCHITECTURES=90
 }
