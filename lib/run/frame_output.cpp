@@ -5,13 +5,41 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <mutex>
+
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 namespace partikel::run {
+namespace {
+
+// See the header: keep freed frame memory in the heap instead of unmapping it.
+void reuse_freed_frame_memory() {
+#if defined(__GLIBC__)
+    static std::once_flag once;
+    std::call_once(once, [] {
+        // Both settings also turn off glibc's dynamic threshold, which would otherwise settle at
+        // 32 MiB; blocks below 1 GiB then come from the heap and stay there once freed.
+        mallopt(M_MMAP_THRESHOLD, 1 << 30);
+        mallopt(M_TRIM_THRESHOLD, 1 << 30);
+    });
+#endif
+}
+
+void lower_priority() {
+    // Below the stepping thread: the OpenMP threads this thread starts inherit the value.
+    setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 10);
+}
+
+}  // namespace
 
 FrameOutput::FrameOutput(Simulation& simulation, fmt::FrameWriter& writer, Provenance provenance, int slots)
     : simulation_(simulation), writer_(writer), provenance_(std::move(provenance)),
       staged_(simulation.backend(), simulation.frame_buffer_capacity(), slots) {
-    thread_ = std::thread([this] { writer_loop(); });
+    reuse_freed_frame_memory();
+    builder_ = std::thread([this] { builder_loop(); });
+    writer_thread_ = std::thread([this] { writer_loop(); });
 }
 
 FrameOutput::~FrameOutput() {
@@ -20,7 +48,8 @@ FrameOutput::~FrameOutput() {
         stop_ = true;
     }
     changed_.notify_all();
-    if (thread_.joinable()) thread_.join();
+    if (builder_.joinable()) builder_.join();
+    if (writer_thread_.joinable()) writer_thread_.join();
 }
 
 void FrameOutput::rethrow_failure() {
@@ -28,6 +57,14 @@ void FrameOutput::rethrow_failure() {
         auto failure = failure_;
         std::rethrow_exception(failure);
     }
+}
+
+void FrameOutput::fail(std::exception_ptr failure) {
+    {
+        std::lock_guard lock(mutex_);
+        if (!failure_) failure_ = failure;
+    }
+    changed_.notify_all();
 }
 
 bool FrameOutput::backlogged() const {
@@ -64,45 +101,70 @@ double FrameOutput::write() {
 
 void FrameOutput::finish() {
     std::unique_lock lock(mutex_);
-    changed_.wait(lock, [&] { return failure_ || (jobs_.empty() && writing_ == 0); });
+    changed_.wait(lock, [&] { return failure_ || (jobs_.empty() && built_.empty() && busy_ == 0); });
     rethrow_failure();
 }
 
-void FrameOutput::writer_loop() {
-    // Below the stepping thread: the compressor threads this thread starts inherit the value.
-    setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 10);
+void FrameOutput::builder_loop() {
+    lower_priority();
     for (;;) {
         Job job;
         {
             std::unique_lock lock(mutex_);
-            changed_.wait(lock, [&] { return stop_ || (!jobs_.empty() && !failure_); });
-            if (jobs_.empty() || failure_) return;
+            // One built frame may wait for the writer; a second would only hold memory.
+            changed_.wait(lock, [&] { return failure_ || (!jobs_.empty() && built_.empty()) || (stop_ && jobs_.empty()); });
+            if (failure_ || jobs_.empty()) return;  // a failure, or stopped with nothing left
             job = std::move(jobs_.front());
             jobs_.pop_front();
-            ++writing_;
+            ++busy_;
         }
-        std::exception_ptr failure;
         try {
             const auto host = staged_.wait(job.slot);
             fmt::Frame frame = simulation_.build_frame(host, job.capture);
-            {
-                // The frame holds its own copy now: the slot may be refilled while it is written.
-                std::lock_guard lock(mutex_);
-                staged_.release(job.slot);
-            }
-            changed_.notify_all();
             for (const auto& [key, value] : job.capture.attributes) frame.attributes[key] = value;
             add_provenance(provenance_, frame);
-            writer_.write(frame);
-        } catch (...) {
-            failure = std::current_exception();
             std::lock_guard lock(mutex_);
+            // The frame holds its own copy now: the slot may be refilled while it is written.
             staged_.release(job.slot);
+            built_.push_back(std::move(frame));
+            --busy_;
+        } catch (...) {
+            {
+                std::lock_guard lock(mutex_);
+                staged_.release(job.slot);
+                --busy_;
+            }
+            fail(std::current_exception());
         }
+        changed_.notify_all();
+    }
+}
+
+void FrameOutput::writer_loop() {
+    lower_priority();
+    for (;;) {
+        fmt::Frame frame;
         {
+            std::unique_lock lock(mutex_);
+            changed_.wait(lock, [&] {
+                return failure_ || !built_.empty() || (stop_ && jobs_.empty() && busy_ == 0);
+            });
+            if (failure_ || built_.empty()) return;
+            frame = std::move(built_.front());
+            built_.pop_front();
+            ++busy_;
+        }
+        changed_.notify_all();  // the builder may start the next frame
+        try {
+            writer_.write(frame);
             std::lock_guard lock(mutex_);
-            --writing_;
-            if (failure && !failure_) failure_ = failure;
+            --busy_;
+        } catch (...) {
+            {
+                std::lock_guard lock(mutex_);
+                --busy_;
+            }
+            fail(std::current_exception());
         }
         changed_.notify_all();
     }

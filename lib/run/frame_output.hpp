@@ -2,14 +2,21 @@
 //
 // write() captures the simulation's current state (Simulation::frame_capture: the buffers a
 // frame needs) into a free slot of a StagedCopy (device -> staging -> pinned host memory on a
-// second queue) and returns; a writer thread waits for that copy, builds the frame
-// (Simulation::build_frame), adds provenance, and compresses and writes it through the
-// FrameWriter while the steps go on. Frames are written in order and never dropped: with
-// `slots` frames in flight (default 2: one being copied while the previous one is built and
-// compressed), a write() that finds every slot still held waits for the writer and reports how
-// long it waited. The writer thread runs at a lower scheduling priority (nice 10) than the
-// stepping thread, whose kernel launches must not wait for a compressor: on the GPU machine
-// that keeps the step loop at full speed while every other core compresses.
+// second queue) and returns. Two threads do the rest while the steps go on, as a pipeline: a
+// builder waits for that copy, builds the frame (Simulation::build_frame, which frees the slot)
+// and adds provenance; a writer compresses and writes it through the FrameWriter. So building
+// frame n+1 (memory-bound) overlaps compressing frame n (compute-bound), and the writer's limit
+// is the slower of the two rather than their sum. Frames are written in order and never
+// dropped: with `slots` staging slots (default 2) and one built frame waiting for the writer,
+// a write() that finds every slot still held waits and reports how long it waited. Both threads
+// run at a lower scheduling priority (nice 10) than the stepping thread, whose kernel launches
+// must not wait for a compressor: on the GPU machine that keeps the step loop at full speed
+// while the other cores build and compress.
+//
+// Freed frame memory is reused (glibc's mmap threshold raised once, process-wide): a frame's
+// columns are tens to hundreds of MB, and glibc returns such blocks to the kernel on free, so
+// each frame would fault in and zero its pages again (on the GPU machine, about half of the
+// time a 10M-particle frame took to build).
 //
 // A writer's failure is rethrown by the next write() or by finish().
 #pragma once
@@ -22,6 +29,7 @@
 #include <thread>
 
 #include "core/staged_copy.hpp"
+#include "formats/frame.hpp"
 #include "formats/reader.hpp"
 #include "run/provenance.hpp"
 #include "run/simulation.hpp"
@@ -53,7 +61,9 @@ private:
         int slot;
         FrameCapture capture;
     };
+    void builder_loop();
     void writer_loop();
+    void fail(std::exception_ptr failure);
     void rethrow_failure();
 
     Simulation& simulation_;
@@ -62,13 +72,15 @@ private:
     StagedCopy staged_;
     mutable std::mutex mutex_;
     std::condition_variable changed_;
-    std::deque<Job> jobs_;
-    int writing_ = 0;  // jobs taken by the writer and not finished
+    std::deque<Job> jobs_;               // captured, not yet built
+    std::deque<fmt::Frame> built_;       // built, not yet written (at most one)
+    int busy_ = 0;                       // frames taken by the builder or the writer and not finished
     bool stop_ = false;
     std::exception_ptr failure_;
     std::int64_t last_step_ = -1;
     std::uint64_t frames_ = 0;
-    std::thread thread_;
+    std::thread builder_;
+    std::thread writer_thread_;
 };
 
 }  // namespace partikel::run
