@@ -87,7 +87,7 @@ int nbody_init(std::span<const std::string> args) {
     Tool tool("nbody-init",
               "Write the initial bodies of a gravitational N-body model (one frame, stream format by default).\n"
               "Each model chooses its units, softening and time step; nbody-run reads them from the frame.");
-    tool.add_common(kOutput | kSeed);
+    tool.add_common(kOutput | kSeed | kThreads);
     CLI::App& app = tool.app();
     std::string model_name;
     bool list = false;

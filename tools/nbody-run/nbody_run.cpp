@@ -100,8 +100,8 @@ void log_work(nbody::Solver& solver, const run::RunReport& report, Log& log) {
         const nbody::HybridStatus h = solver.hybrid_status();
         log.info("hybrid: the CPU (" + std::to_string(h.cpu_threads) + " threads) walked " +
                  std::to_string(h.cpu_groups) + " of " + std::to_string(h.groups) + " groups (" +
-                 format_g(100.0 * h.cpu_share) + "% of the estimated work); last step t_CPU " +
-                 format_g(1e3 * h.cpu_seconds) + " ms, t_GPU " + format_g(1e3 * h.gpu_seconds) + " ms");
+                 format_g(100.0 * h.cpu_share) + "% of the estimated work); last step: the CPU's part " +
+                 format_g(1e3 * h.cpu_seconds) + " ms, the device's " + format_g(1e3 * h.gpu_seconds) + " ms");
     }
 }
 

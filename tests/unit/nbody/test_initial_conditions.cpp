@@ -135,12 +135,13 @@ TEST_CASE("nbody.ic: a model in Henon units rescaled to astro units keeps its dy
     const double v = k.bodies.velocity[1].y - k.bodies.velocity[0].y;
     CHECK(r == doctest::Approx(5.0 * 1.3));
     CHECK(v * v == doctest::Approx(G * 2.0 * (2.0 / r - 1.0 / 5.0)).epsilon(1e-12));
-    // Plummer: energies scale by G M^2 / L, radii and softening by L, the virial ratio stays.
+    // Plummer: energies scale by G M^2 / L, radii and softening by L, the virial ratio stays
+    // (to the single precision of the force sums).
     const Model p = plummer({.n = 2048, .seed = 3});
     const Model q = in_astro_units(p, 10.0, 2.0);
     const Diagnostics dp = diagnose(p), dq = diagnose(q);
-    CHECK(dq.total == doctest::Approx(dp.total * G * 100.0 / 2.0).epsilon(1e-9));
-    CHECK(dq.virial_ratio == doctest::Approx(dp.virial_ratio).epsilon(1e-9));
+    CHECK(dq.total == doctest::Approx(dp.total * G * 100.0 / 2.0).epsilon(1e-6));
+    CHECK(dq.virial_ratio == doctest::Approx(dp.virial_ratio).epsilon(1e-6));
     CHECK(dq.lagrangian_radius[1] == doctest::Approx(2.0 * dp.lagrangian_radius[1]).epsilon(1e-12));
     CHECK(dq.mass == doctest::Approx(10.0));
     CHECK(q.params.softening == doctest::Approx(2.0 * p.params.softening));
