@@ -151,6 +151,24 @@ Model kepler(const KeplerOptions& o) {
     return m;
 }
 
+Model in_astro_units(Model m, double mass, double length_kpc) {
+    require(m.params.units.kind == UnitSystemKind::nbody,
+            m.name + ": the model is already in " + std::string(unit_system_name(m.params.units.kind)) + " units");
+    require(mass > 0.0 && std::isfinite(mass), m.name + ": the mass unit must be positive and finite");
+    require(length_kpc > 0.0 && std::isfinite(length_kpc), m.name + ": the length unit must be positive and finite");
+    const UnitSystem u = astro_units();
+    const double speed = std::sqrt(u.G * mass / length_kpc);
+    for (std::size_t i = 0; i < m.bodies.size(); ++i) {
+        m.bodies.position[i] = length_kpc * m.bodies.position[i];
+        m.bodies.velocity[i] = speed * m.bodies.velocity[i];
+        m.bodies.mass[i] *= mass;
+    }
+    m.params.units = u;
+    m.params.softening = float(double(m.params.softening) * length_kpc);
+    m.params.dt *= length_kpc / speed;
+    return m;
+}
+
 double time_to_pericenter(double e, double rp, double r, double GM) {
     if (r <= rp) return 0.0;
     if (std::fabs(e - 1.0) < 1e-12) {  // parabola (Barker's equation)

@@ -59,6 +59,14 @@ Model kepler(const KeplerOptions& options);
 // 2 pi sqrt(a^3 / (G M)).
 double kepler_period(double semi_major_axis, double total_mass, double G);
 
+// A model built in Henon units (G = 1) expressed in astro units (nbody/units.hpp), one Henon
+// mass unit being `mass` (1e10 solar masses) and one length unit `length_kpc`: positions and
+// the softening times L, masses times M, velocities times V = sqrt(G M / L) with G = 43007.1,
+// and the time step times L / V. The same dynamics in other units: orbits measured in crossing
+// times do not change. UsageError unless the model is in Henon units and M, L are positive
+// and finite.
+Model in_astro_units(Model model, double mass, double length_kpc);
+
 // Two disk galaxies with dark haloes on a collision orbit (astro units), after the runs of
 // Hochstetter's thesis (2012, sec. 2.1.2): per galaxy a third of the bodies in an exponential
 // disk of 3.35238e10 solar masses and two thirds in a halo, 1.34095e12 solar masses in total,

@@ -123,3 +123,29 @@ TEST_CASE("nbody.ic: galaxy pair after the thesis's runs") {
     // A parabola from 500 kpc to 25 kpc takes longer (Barker's equation): about 1.63 Gyr.
     CHECK(time_to_pericenter(1.0, 25.0, 500.0, GM) * kMyrPerAstroTime == doctest::Approx(1627).epsilon(0.01));
 }
+
+TEST_CASE("nbody.ic: a model in Henon units rescaled to astro units keeps its dynamics") {
+    // Kepler: the period becomes 2 pi sqrt((a L)^3 / (G M_total M)) and the step stays P / 4096;
+    // vis-viva holds at apoapsis with G = 43007.1.
+    const double G = astro_units().G;
+    const Model k = in_astro_units(kepler({.eccentricity = 0.3}), 2.0, 5.0);
+    CHECK(k.params.units.kind == UnitSystemKind::astro);
+    CHECK(k.params.dt == doctest::Approx(kepler_period(5.0, 2.0, G) / 4096.0).epsilon(1e-12));
+    const double r = k.bodies.position[1].x - k.bodies.position[0].x;
+    const double v = k.bodies.velocity[1].y - k.bodies.velocity[0].y;
+    CHECK(r == doctest::Approx(5.0 * 1.3));
+    CHECK(v * v == doctest::Approx(G * 2.0 * (2.0 / r - 1.0 / 5.0)).epsilon(1e-12));
+    // Plummer: energies scale by G M^2 / L, radii and softening by L, the virial ratio stays
+    // (to the single precision of the force sums).
+    const Model p = plummer({.n = 2048, .seed = 3});
+    const Model q = in_astro_units(p, 10.0, 2.0);
+    const Diagnostics dp = diagnose(p), dq = diagnose(q);
+    CHECK(dq.total == doctest::Approx(dp.total * G * 100.0 / 2.0).epsilon(1e-6));
+    CHECK(dq.virial_ratio == doctest::Approx(dp.virial_ratio).epsilon(1e-6));
+    CHECK(dq.lagrangian_radius[1] == doctest::Approx(2.0 * dp.lagrangian_radius[1]).epsilon(1e-12));
+    CHECK(dq.mass == doctest::Approx(10.0));
+    CHECK(q.params.softening == doctest::Approx(2.0 * p.params.softening));
+    CHECK_THROWS_AS(in_astro_units(galaxy_pair({.n = 6}), 1.0, 1.0), UsageError);
+    CHECK_THROWS_AS(in_astro_units(p, std::nan(""), 1.0), UsageError);
+    CHECK_THROWS_AS(in_astro_units(p, 1.0, 0.0), UsageError);
+}
