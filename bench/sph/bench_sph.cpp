@@ -144,7 +144,7 @@ int main(int argc, char** argv) {
         .add_option("--output-frames", output_frames, "Output run: this many frames (its length: frames x N steps)")
         ->check(CLI::PositiveNumber)
         ->capture_default_str();
-    int zstd_level = fmt::WriterOptions{}.zstd_level;
+    int zstd_level = run::kFrameZstdLevel;  // as the simulating programs write frames
     tool.app().add_option("--zstd-level", zstd_level, "The output run's compression level (negative: faster)")
         ->capture_default_str();
     std::string disk_dir;

@@ -36,6 +36,12 @@
 
 namespace partikel::run {
 
+// The compression level of simulation frames: zstd 1 rather than the format's default 3. On the
+// 16-core GPU machine a frame every 10 steps of DualSPHysics's dam break then costs 8-17% of the
+// step time at 1-10M particles instead of 30-39% (docs/PERFORMANCE.md, "Output"), for frames
+// about 3% larger; particle-convert --level recompresses kept frames smaller.
+inline constexpr int kFrameZstdLevel = 1;
+
 class FrameOutput {
 public:
     // `simulation` and `writer` must outlive this object.

@@ -19,7 +19,9 @@ void add_run_flags(CLI::App& app, RunFlags& f, const std::string& time_unit) {
         ->capture_default_str()
         ->group("Run");
     app.add_option("--diag-every-steps", o.diag_every_steps, "Also write a diagnostics row every N steps")->group("Run");
-    app.add_option("--zstd-level", f.zstd_level, "Frame compression level (-7..22; lower: faster, for frequent frames)")
+    // The writer's limit (man pages, docs/PERFORMANCE.md "Output"): frames are built and
+    // compressed on the other host cores while the steps go on; faster frames make the steps wait.
+    app.add_option("--zstd-level", f.zstd_level, "Frame zstd level (writer: about 0.3 GB/s raw per host core)")
         ->check(CLI::Range(-7, 22))
         ->capture_default_str()
         ->group("Run");

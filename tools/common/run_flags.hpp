@@ -9,6 +9,7 @@
 
 #include "common/tool.hpp"
 #include "formats/reader.hpp"
+#include "run/frame_output.hpp"
 #include "run/run_loop.hpp"
 
 namespace partikel::tools {
@@ -17,7 +18,7 @@ struct RunFlags {
     run::RunOptions options;
     std::string diag_format = "tsv";
     std::int64_t start_frame = -1;  // which frame of the input to start from (-1: the last)
-    int zstd_level = fmt::WriterOptions{}.zstd_level;
+    int zstd_level = run::kFrameZstdLevel;
 };
 
 // --until, --steps, --every, --every-steps (in `time_unit` of simulated time or steps),
