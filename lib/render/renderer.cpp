@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <utility>
 
@@ -156,19 +157,40 @@ void Renderer::enable_profile(bool on) { buffers_->profile = PhaseProfile(backen
 const PhaseProfile& Renderer::profile() const { return buffers_->profile; }
 
 // Finite positions, positive radii, matching value counts; the bounds of the particles on the
-// way (the fluid's neighbour grid needs them).
+// way (the fluid's neighbour grid needs them). One pass on every core: at 4M particles a serial
+// scan took longer than the GPU's anisotropy pass.
 void Renderer::check_input(const FrameInput& frame) {
     const auto check = [](const ParticleSpan& p, const char* what, Vec3f& lo, Vec3f& hi) {
-        for (std::size_t i = 0; i < p.position.size(); ++i) {
-            const Vec3f x = p.position[i];
-            if (!finite(x))
-                throw UsageError(std::string("render: ") + what + "particle " + std::to_string(i) +
-                                 " has a non-finite position");
-            for (int k = 0; k < 3; ++k) {
-                lo[k] = std::min(lo[k], x[k]);
-                hi[k] = std::max(hi[k], x[k]);
+        const auto n = static_cast<std::int64_t>(p.position.size());
+        std::int64_t first_bad = n;
+#pragma omp parallel
+        {
+            Vec3f my_lo = lo, my_hi = hi;
+            std::int64_t my_bad = n;
+#pragma omp for schedule(static) nowait
+            for (std::int64_t i = 0; i < n; ++i) {
+                const Vec3f x = p.position[std::size_t(i)];
+                if (!finite(x)) {
+                    my_bad = std::min(my_bad, i);
+                    continue;
+                }
+                for (int k = 0; k < 3; ++k) {
+                    my_lo[k] = std::min(my_lo[k], x[k]);
+                    my_hi[k] = std::max(my_hi[k], x[k]);
+                }
+            }
+#pragma omp critical(partikel_render_bounds)
+            {
+                first_bad = std::min(first_bad, my_bad);
+                for (int k = 0; k < 3; ++k) {
+                    lo[k] = std::min(lo[k], my_lo[k]);
+                    hi[k] = std::max(hi[k], my_hi[k]);
+                }
             }
         }
+        if (first_bad < n)
+            throw UsageError(std::string("render: ") + what + "particle " + std::to_string(first_bad) +
+                             " has a non-finite position");
         check_radii(p.radius_m, p.position.size(), what);
         if (!p.value.empty() && p.value.size() != p.position.size())
             throw UsageError(std::string("render: ") + std::to_string(p.value.size()) + " " + what + "values for " +
