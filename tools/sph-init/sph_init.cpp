@@ -31,7 +31,8 @@ int sph_init(std::span<const std::string> args) {
     app.add_option("--dx", o.dx_m, "Particle spacing [m] (0: scene default)")->check(CLI::NonNegativeNumber);
     app.add_option("--width", o.width_m, "dam-break: column width a [m]; still-tank: depth [m]")
         ->check(CLI::NonNegativeNumber);
-    app.add_option("--hdx", o.hdx, "Smoothing length h = hdx * dx")->check(CLI::PositiveNumber)->capture_default_str();
+    app.add_option("--hdx", o.hdx, "Smoothing length h = hdx * dx (default: the scene's, 1.5)")
+        ->check(CLI::PositiveNumber);
     app.add_option("--coefh", o.coefh, "Smoothing length h = coefh * sqrt(3) * dx instead (DualSPHysics)")
         ->check(CLI::NonNegativeNumber);
     app.add_option("--c0", o.c0, "Sound speed [m/s] (0: 10 x the expected top speed)")->check(CLI::NonNegativeNumber);
