@@ -34,6 +34,15 @@ struct CombineOp {
     template <class T> static T identity() { return T::identity(); }
 };
 
+// The union of two axis-aligned boxes given by their corners `lo` and `hi` (3 values each),
+// into r: the combine step of a bounds reduction (N-body's bounding box, a beam's extent).
+template <class Box> PK_DEVICE_INLINE void merge_box_corners(const Box& a, const Box& b, Box& r) {
+    for (int k = 0; k < 3; ++k) {
+        r.lo[k] = MinOp{}(a.lo[k], b.lo[k]);
+        r.hi[k] = MaxOp{}(a.hi[k], b.hi[k]);
+    }
+}
+
 // Reads element i of an array converted to Acc: the value functor of a plain array reduction.
 template <class T, class Acc> struct LoadAs {
     const T* data;

@@ -40,10 +40,7 @@ struct BoxOfPosition {
 struct CombineBoxes {
     PK_HD BoundingBox operator()(const BoundingBox& a, const BoundingBox& b) const {
         BoundingBox r;
-        for (int k = 0; k < 3; ++k) {
-            r.lo[k] = b.lo[k] < a.lo[k] ? b.lo[k] : a.lo[k];
-            r.hi[k] = b.hi[k] > a.hi[k] ? b.hi[k] : a.hi[k];
-        }
+        merge_box_corners(a, b, r);
         r.nonfinite = a.nonfinite + b.nonfinite;
         return r;
     }

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/exec.hpp"
+#include "core/reduce_ops.hpp"
 #include "pic/moments.hpp"
 
 namespace partikel::pic {
@@ -45,10 +46,7 @@ struct ParticleBounds {
 struct CombineBounds {
     PK_DEVICE_INLINE BeamBounds operator()(const BeamBounds& a, const BeamBounds& b) const {
         BeamBounds r;
-        for (int k = 0; k < 3; ++k) {
-            r.lo[k] = b.lo[k] < a.lo[k] ? b.lo[k] : a.lo[k];
-            r.hi[k] = b.hi[k] > a.hi[k] ? b.hi[k] : a.hi[k];
-        }
+        merge_box_corners(a, b, r);
         r.alive = a.alive + b.alive;
         return r;
     }

@@ -29,6 +29,14 @@ std::string one_line(std::string text) {
 }
 }  // namespace
 
+void Tool::write_frame(const fmt::Frame& frame) const {
+    fmt::WriterOptions options;
+    options.force = options_.force;
+    auto writer = fmt::open_writer(options_.output, options);
+    writer->write(frame);
+    writer->finish();
+}
+
 std::string version_text(const std::string& program) {
     std::string out = program + " (Partikel) " PARTIKEL_VERSION "\ncommit: " PARTIKEL_GIT_COMMIT "\n";
     out += "backends: cpu (OpenMP, " + std::to_string(omp_get_max_threads()) + " threads)";

@@ -23,6 +23,7 @@
 #include "core/backend.hpp"
 #include "base/log.hpp"
 #include "base/progress.hpp"
+#include "formats/reader.hpp"
 
 namespace partikel::tools {
 
@@ -73,6 +74,8 @@ public:
     Progress progress(std::string label, double total, std::string unit);
     // The command line as typed (for provenance attributes).
     const std::string& command_line() const { return command_line_; }
+    // Write one frame to -o/--output (honouring --force): what an initial-condition program ends with.
+    void write_frame(const fmt::Frame& frame) const;
 
     // Parse, configure logging, run `body`, and map every failure to a message and exit code.
     int run(int argc, char** argv, const std::function<int(Tool&)>& body);

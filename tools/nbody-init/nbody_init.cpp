@@ -229,11 +229,7 @@ int nbody_init(std::span<const std::string> args) {
         if (galaxy_model) note += ", orbit eccentricity " + format_g(nbody::galaxy_pair_eccentricity(galaxy));
         if (random) note += ", seed " + std::to_string(seed);
         t.log().info(note);
-        fmt::WriterOptions wo;
-        wo.force = t.options().force;
-        auto writer = fmt::open_writer(t.options().output, wo);
-        writer->write(frame);
-        writer->finish();
+        t.write_frame(frame);
         return 0;
     });
 }

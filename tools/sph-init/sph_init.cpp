@@ -89,11 +89,7 @@ int sph_init(std::span<const std::string> args) {
                      std::to_string(s.particles.size() - s.particles.count(sph::ParticleKind::fluid)) +
                      " boundary particles, dx " + std::to_string(s.params.dx_m) + " m, h " +
                      std::to_string(s.params.h_m) + " m, c0 " + std::to_string(s.params.c0) + " m/s");
-        fmt::WriterOptions wo;
-        wo.force = t.options().force;
-        auto writer = fmt::open_writer(t.options().output, wo);
-        writer->write(frame);
-        writer->finish();
+        t.write_frame(frame);
         return 0;
     });
 }
