@@ -51,6 +51,14 @@ inline BoundingBox empty_box() {
     return BoundingBox{{inf, inf, inf}, {-inf, -inf, -inf}, 0u};
 }
 
+// A half kick: v + dt/2 a, in double (the force sums are float).
+PK_HD inline Vec3d kicked(Vec3d v, const Vec4f& a, double half_dt) {
+    v.x += half_dt * double(a.x);
+    v.y += half_dt * double(a.y);
+    v.z += half_dt * double(a.z);
+    return v;
+}
+
 // The first half kick and the drift: v += a dt/2; x += v dt; body = (x, m) in float when the
 // force sum reads the bodies in this order (direct).
 struct KickDrift {
@@ -61,11 +69,7 @@ struct KickDrift {
     double half_dt;
     double dt;
     PK_HD void operator()(std::size_t i) const {
-        const Vec4f a = accel[i];
-        Vec3d v = velocity[i];
-        v.x += half_dt * double(a.x);
-        v.y += half_dt * double(a.y);
-        v.z += half_dt * double(a.z);
+        const Vec3d v = kicked(velocity[i], accel[i], half_dt);
         Vec3d x = position[i];
         x.x += dt * v.x;
         x.y += dt * v.y;
@@ -80,14 +84,7 @@ struct Kick {
     Vec3d* velocity;
     const Vec4f* accel;
     double half_dt;
-    PK_HD void operator()(std::size_t i) const {
-        const Vec4f a = accel[i];
-        Vec3d v = velocity[i];
-        v.x += half_dt * double(a.x);
-        v.y += half_dt * double(a.y);
-        v.z += half_dt * double(a.z);
-        velocity[i] = v;
-    }
+    PK_HD void operator()(std::size_t i) const { velocity[i] = kicked(velocity[i], accel[i], half_dt); }
 };
 
 // Body k along the curve from body order[k]; the force sums' copy in float.
