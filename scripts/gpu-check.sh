@@ -13,8 +13,8 @@
 # call on the same warm machine finds that build in /tmp/baseline and runs it again).
 #
 # PARTIKEL_COMMIT=<commit> names the commit the build reports (the device machine's copy of the
-# tree may carry a stale .git). Carry .deps (OpenEXR packages from ../shared/device/fetch-exr-debs.sh) when the machine
-# has no OpenEXR.
+# tree may carry a stale .git). Carry .deps (Debian's libopenexr and libimath .deb packages,
+# fetched beforehand) when the machine has no OpenEXR.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 

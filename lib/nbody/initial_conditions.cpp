@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <numbers>
 #include <string>
 
 #include "base/error.hpp"
@@ -11,7 +12,7 @@ namespace partikel::nbody {
 
 namespace {
 
-constexpr double kPi = 3.14159265358979323846;
+constexpr double kPi = std::numbers::pi;
 
 Vec3d isotropic(Random& r) {
     const double z = 2.0 * r.uniform() - 1.0;

@@ -3,6 +3,7 @@
 // use (CODATA 2018).
 #pragma once
 
+#include <numbers>
 #include <string>
 
 namespace partikel::pic {
@@ -13,7 +14,7 @@ inline constexpr double e_C = 1.602176634e-19;
 inline constexpr double epsilon0_F_per_m = 8.8541878128e-12;
 inline constexpr double atomic_mass_kg = 1.66053906660e-27;  // u
 inline constexpr double proton_mass_kg = 1.67262192369e-27;
-inline constexpr double pi = 3.14159265358979323846;
+inline constexpr double pi = std::numbers::pi;
 }  // namespace constants
 
 // What a beam is made of. mass_kg = 0 means A atomic mass units (electrons and binding energy

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <numbers>
 #include <sstream>
 
 #include "base/error.hpp"
@@ -11,7 +12,7 @@ namespace partikel::render {
 
 namespace {
 
-constexpr double kPi = 3.14159265358979323846;
+constexpr double kPi = std::numbers::pi;
 
 Vec3f normalized(Vec3f v) { return v / norm(v); }
 

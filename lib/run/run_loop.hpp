@@ -31,15 +31,15 @@ TableFormat parse_table_format(const std::string& name);  // "tsv", "csv", "json
 
 struct RunOptions {
     // Exactly one of until (model time unit) and steps (counted from the start state).
-    std::optional<double> until;
-    std::optional<std::int64_t> steps;
+    std::optional<double> until{};
+    std::optional<std::int64_t> steps{};
     // At most one of every (model time unit) and every_steps; neither: first and last state only.
-    std::optional<double> every;
-    std::optional<std::int64_t> every_steps;
+    std::optional<double> every{};
+    std::optional<std::int64_t> every_steps{};
     // Diagnostics table: at every frame, and every diag_every_steps steps in between.
-    std::string diag_path;  // "" none
+    std::string diag_path{};  // "" none
     TableFormat diag_format = TableFormat::tsv;
-    std::optional<std::int64_t> diag_every_steps;
+    std::optional<std::int64_t> diag_every_steps{};
     bool show_progress = false;          // a bar on a terminal (or forced by --progress)
     double progress_interval_s = 30.0;   // otherwise a log line this often (0: never)
     std::string progress_label = "run";
