@@ -47,11 +47,16 @@ PK_DEVICE_INLINE bool periodic_cell(double u, int n, AxisWeight& w) {
     return true;
 }
 
+// E_x and E_y of a node together (V/m): a kick's eight corner loads are 8-byte loads, half the
+// memory requests of two separate arrays (the kicks' scattered loads dominate a space-charge turn).
+struct alignas(8) TransverseField {
+    float x, y;
+};
+
 struct FieldMapView {
     // transverse, per slice node: E (V/m) and the slice's weight (macroparticles) for the field
     // outside the grid (a line charge at the grid's centre)
-    const float* ex;
-    const float* ey;
+    const TransverseField* e;
     const float* slice_weight;
     int nx, ny, nz;
     int periodic_z;         // coasting: slices wrap around the ring
@@ -66,11 +71,11 @@ struct FieldMapView {
     double transverse_kick;
     double longitudinal_kick;
 
-    PK_DEVICE_INLINE bool active() const { return ex != nullptr || ez != nullptr; }
+    PK_DEVICE_INLINE bool active() const { return e != nullptr || ez != nullptr; }
 
     PK_DEVICE_INLINE void kick(Coordinates& c) const {
         const GridGeometry g = *geometry;
-        if (ex) {
+        if (e) {
             AxisWeight wz;
             const double uz = (c.z - g.z0) / g.hz;
             const bool in_z = periodic_z ? periodic_cell(uz, nz, wz) : axis_cell(uz, nz, wz);
@@ -85,11 +90,15 @@ struct FieldMapView {
                     const float gx = wx.f, gy = wy.f, gz = wz.f;
                     const float w00 = (1.0f - gx) * (1.0f - gy), w10 = gx * (1.0f - gy), w01 = (1.0f - gx) * gy,
                                 w11 = gx * gy;
-                    auto plane_sum = [&](const float* e, std::size_t b) {
-                        return w00 * e[b] + w10 * e[b + 1] + w01 * e[b + std::size_t(nx)] + w11 * e[b + std::size_t(nx) + 1];
+                    auto plane_sum = [&](std::size_t b) {
+                        const TransverseField f00 = e[b], f10 = e[b + 1], f01 = e[b + std::size_t(nx)],
+                                              f11 = e[b + std::size_t(nx) + 1];
+                        return TransverseField{w00 * f00.x + w10 * f10.x + w01 * f01.x + w11 * f11.x,
+                                               w00 * f00.y + w10 * f10.y + w01 * f01.y + w11 * f11.y};
                     };
-                    Ex = double((1.0f - gz) * plane_sum(ex, b0) + gz * plane_sum(ex, b1));
-                    Ey = double((1.0f - gz) * plane_sum(ey, b0) + gz * plane_sum(ey, b1));
+                    const TransverseField p0 = plane_sum(b0), p1 = plane_sum(b1);
+                    Ex = double((1.0f - gz) * p0.x + gz * p1.x);
+                    Ey = double((1.0f - gz) * p0.y + gz * p1.y);
                 } else {
                     // Outside the grid: the slice as a line charge at the grid's centre.
                     const double weight = (1.0 - double(wz.f)) * slice_weight[k0] + double(wz.f) * slice_weight[k1];

@@ -45,8 +45,7 @@ SpaceChargeSolver::SpaceChargeSolver(const Backend& backend, const SpaceChargeOp
         green_spectrum_ = DeviceBuffer<Complexf>(backend, per_slice);
         moments_ = DeviceBuffer<double>(backend, nz * std::size_t(1 + 2 * kMaxImageOrder));
         const std::size_t nodes = nz * std::size_t(o.nx) * std::size_t(o.ny);
-        ex_ = DeviceBuffer<float>(backend, nodes);
-        ey_ = DeviceBuffer<float>(backend, nodes);
+        field_ = DeviceBuffer<TransverseField>(backend, nodes);
         slice_weight_ = DeviceBuffer<float>(backend, nz);
         const std::size_t n = std::max<std::size_t>(particles, 1);
         for (auto* b : {&keys_, &keys_sorted_, &identity_, &order_}) *b = DeviceBuffer<std::uint32_t>(backend, n);
@@ -102,7 +101,7 @@ void SpaceChargeSolver::solve(const BeamView& beam, PhaseProfile* profile) {
             multiply_green(e, spectrum_.data(), green_spectrum_.data(), geometry_.data(), shape_, macro_charge_C_);
             slices_fft_->inverse(spectrum_.data(), rho_.data());
             field_from_potential(e, rho_.data(), moments_.data(), geometry_.data(), shape_, macro_charge_C_,
-                                 options_.pipe_radius_m, order, ex_.data(), ey_.data(), slice_weight_.data());
+                                 options_.pipe_radius_m, order, field_.data(), slice_weight_.data());
         }
         if (options_.longitudinal) {
             auto p = phase("space charge: longitudinal");
@@ -129,8 +128,7 @@ FieldMapView SpaceChargeSolver::field_map(double kick_length_m) const {
     FieldMapView v{};
     v.geometry = geometry_.data();
     if (options_.transverse) {
-        v.ex = ex_.data();
-        v.ey = ey_.data();
+        v.e = field_.data();
         v.slice_weight = slice_weight_.data();
         v.nx = shape_.nx;
         v.ny = shape_.ny;
@@ -154,7 +152,7 @@ GridGeometry SpaceChargeSolver::geometry() const { return geometry_.to_vector()[
 
 std::size_t SpaceChargeSolver::device_bytes() const {
     std::size_t b = rho_.bytes() + spectrum_.bytes() + green_.bytes() + green_spectrum_.bytes() + moments_.bytes() +
-                    ex_.bytes() + ey_.bytes() + slice_weight_.bytes() + keys_.bytes() + keys_sorted_.bytes() +
+                    field_.bytes() + slice_weight_.bytes() + keys_.bytes() + keys_sorted_.bytes() +
                     identity_.bytes() + order_.bytes() + begin_.bytes() + end_.bytes() + block_first_.bytes() +
                     fractions_.bytes() + line_.bytes() + line_spectrum_.bytes() + ez_.bytes() + workspace_.size();
     if (slices_fft_) b += slices_fft_->work_bytes() + green_fft_->work_bytes();

@@ -65,8 +65,7 @@ public:
 
     // For tests and the benchmark (each synchronises).
     GridGeometry geometry() const;
-    std::vector<float> field_x() const { return ex_.to_vector(); }
-    std::vector<float> field_y() const { return ey_.to_vector(); }
+    std::vector<TransverseField> field() const { return field_.to_vector(); }
     std::vector<float> field_z() const { return ez_.to_vector(); }
     std::vector<float> slice_weights() const { return slice_weight_.to_vector(); }
     const GridShape& shape() const { return shape_; }
@@ -92,7 +91,8 @@ private:
     DeviceBuffer<float> green_;
     DeviceBuffer<Complexf> green_spectrum_;
     DeviceBuffer<double> moments_;
-    DeviceBuffer<float> ex_, ey_, slice_weight_;
+    DeviceBuffer<TransverseField> field_;
+    DeviceBuffer<float> slice_weight_;
     DeviceBuffer<std::uint32_t> keys_, keys_sorted_, identity_, order_, begin_, end_, block_first_;
     DeviceBuffer<CellFractions> fractions_;
     std::optional<RealFft> slices_fft_, green_fft_;

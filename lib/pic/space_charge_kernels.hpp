@@ -105,7 +105,7 @@ void slice_moments(const Exec& exec, const float* rho, const GridGeometry* geome
 template <class Exec>
 void field_from_potential(const Exec& exec, const float* phi, const double* moments, const GridGeometry* geometry,
                           const GridShape& shape, double macro_charge_C, double pipe_radius_m, int image_order,
-                          float* ex, float* ey, float* slice_weight);
+                          TransverseField* field, float* slice_weight);
 
 // The line-density spectrum to the E_z spectrum: times i k and -g q_macro / (4 pi eps0 gamma^2 hl nl),
 // harmonics above `cutoff` removed.

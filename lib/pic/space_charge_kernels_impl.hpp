@@ -386,8 +386,7 @@ struct FieldFromPotential {
     double image_factor;  // q_macro / (2 pi eps0)
     double pipe_radius;
     int order;
-    float* ex;
-    float* ey;
+    TransverseField* field;
     float* slice_weight;
     PK_DEVICE_INLINE void operator()(std::size_t node) const {
         const int nx = s.nx, ny = s.ny;
@@ -422,8 +421,7 @@ struct FieldFromPotential {
             Ex += f * sr;
             Ey -= f * si;
         }
-        ex[node] = float(Ex);
-        ey[node] = float(Ey);
+        field[node] = {float(Ex), float(Ey)};
         if (i == 0 && j == 0) slice_weight[k] = float(m[0]);
     }
 };
@@ -537,11 +535,11 @@ void slice_moments(const Exec& exec, const float* rho, const GridGeometry* geome
 template <class Exec>
 void field_from_potential(const Exec& exec, const float* phi, const double* moments, const GridGeometry* geometry,
                           const GridShape& shape, double macro_charge_C, double pipe_radius_m, int image_order,
-                          float* ex, float* ey, float* slice_weight) {
+                          TransverseField* field, float* slice_weight) {
     exec.for_each(std::size_t(shape.nz) * std::size_t(shape.nx) * std::size_t(shape.ny),
                   sc::FieldFromPotential{phi, moments, geometry, shape,
                                          macro_charge_C / (2.0 * constants::pi * constants::epsilon0_F_per_m),
-                                         pipe_radius_m, image_order, ex, ey, slice_weight},
+                                         pipe_radius_m, image_order, field, slice_weight},
                   "pic.field_from_potential");
 }
 
@@ -565,7 +563,7 @@ void line_field(const Exec& exec, Complexf* spectrum, const GridGeometry* geomet
                                  double);                                                                          \
     template void slice_moments(const Exec&, const float*, const GridGeometry*, const GridShape&, int, double*);  \
     template void field_from_potential(const Exec&, const float*, const double*, const GridGeometry*,            \
-                                       const GridShape&, double, double, int, float*, float*, float*);            \
+                                       const GridShape&, double, double, int, TransverseField*, float*);          \
     template void line_field(const Exec&, Complexf*, const GridGeometry*, const GridShape&, double, int);
 
 }  // namespace partikel::pic

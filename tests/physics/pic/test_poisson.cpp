@@ -64,7 +64,8 @@ ParticleSet gaussian_rings(double sigma, int rings, int per_ring) {
 }
 
 struct Solved {
-    std::vector<float> ex, ey, weight;
+    std::vector<TransverseField> e;
+    std::vector<float> weight;
     GridGeometry g;
     FieldMapView view;
     // E at (x, y) interpolated as the kick does it.
@@ -85,10 +86,9 @@ Solved solve(const Backend& backend, const ParticleSet& p, double pipe_radius, i
     SpaceChargeSolver solver(backend, o, make_reference(proton(1e9)), kCircumference, true, macro, p.size(), 0.0);
     Beam beam(backend, p);
     solver.solve(beam.view());
-    Solved s{solver.field_x(), solver.field_y(), solver.slice_weights(), solver.geometry(), {}};
+    Solved s{solver.field(), solver.slice_weights(), solver.geometry(), {}};
     s.view = solver.field_map(1.0);
-    s.view.ex = s.ex.data();
-    s.view.ey = s.ey.data();
+    s.view.e = s.e.data();
     s.view.slice_weight = s.weight.data();
     s.view.geometry = &s.g;
     s.view.transverse_kick = 1.0;  // the kick is the field itself

@@ -145,7 +145,9 @@ void depositions_agree(const Backend& backend) {
                                  p0.size(), 0.0);
         Beam beam(backend, p0);
         solver.solve(beam.view());
-        fields.push_back(solver.field_x());
+        std::vector<float> ex;
+        for (const TransverseField& f : solver.field()) ex.push_back(f.x);
+        fields.push_back(ex);
     }
     float largest = 0.0f;
     for (float v : fields[0]) largest = std::max(largest, std::abs(v));
