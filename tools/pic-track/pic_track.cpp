@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <optional>
 
 #include "base/error.hpp"
@@ -169,6 +170,10 @@ int pic_track(std::span<const std::string> args) {
     to.probe_turns = 256;
     app.add_option("--tune-turns", to.probe_turns, "Turns the probes are recorded for")->capture_default_str()
         ->group("Diagnostics");
+    bool beam_physics = false;
+    app.add_flag("--beam-physics", beam_physics,
+                 "Frames add beam-physics position, momentum, weight (on for .h5)")
+        ->group("Diagnostics");
 
     return tool.run(std::vector<std::string>(args.begin(), args.end()), [&](Tool& t) {
         const pic::Lattice lattice = make_lattice(lf);
@@ -238,6 +243,9 @@ int pic_track(std::span<const std::string> args) {
         }
         to.profile = t.options().profile;
         setup.tracker = to;
+        const std::string extension = std::filesystem::path(t.options().output).extension().string();
+        setup.beam.beam_physics_records =
+            beam_physics || (extension.size() > 1 && fmt::parse_encoding(extension.substr(1)) == fmt::Encoding::hdf5);
 
         pic::io::TrackingSimulation simulation(backend, setup, particles, turn);
         t.log().info("tracking " + std::to_string(simulation.size()) + " macroparticles on " + backend.describe() +

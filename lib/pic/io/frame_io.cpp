@@ -1,6 +1,9 @@
 #include "pic/io/frame_io.hpp"
 
+#include <cmath>
+#include <cstdint>
 #include <cstring>
+#include <string_view>
 
 #include "base/error.hpp"
 
@@ -48,6 +51,32 @@ void add_beam_attributes(const BeamParameters& p, fmt::Frame& frame) {
     frame.attributes["pic.circumference_m"] = p.circumference_m;
 }
 
+void add_beam_physics_records(const BeamParameters& parameters, fmt::Group& g) {
+    const double p0 = make_reference(parameters.species).momentum_kg_m_per_s;
+    g.add_column("position", ScalarType::f64, 3, units::length);
+    g.add_column("momentum", ScalarType::f64, 3, units::momentum);
+    g.add_column("weight", ScalarType::f64, 1, units::none);
+    // Spans after the last column is added (adding may move the columns, not their values).
+    const auto column = [&](std::string_view name) { return g.find(name)->values<double>(); };
+    const auto x = column("x"), xp = column("xp"), y = column("y"), yp = column("yp"), z = column("z"),
+               delta = column("delta");
+    const auto position = column("position"), momentum = column("momentum"), weight = column("weight");
+    const auto n = static_cast<std::int64_t>(g.count());
+    const double ions = n > 0 ? parameters.intensity / double(n) : 0.0;
+#pragma omp parallel for schedule(static)
+    for (std::int64_t i = 0; i < n; ++i) {
+        const std::size_t k = std::size_t(i);
+        const double pz = p0 * (1.0 + delta[k]) / std::sqrt(1.0 + xp[k] * xp[k] + yp[k] * yp[k]);
+        position[3 * k] = x[k];
+        position[3 * k + 1] = y[k];
+        position[3 * k + 2] = z[k];
+        momentum[3 * k] = xp[k] * pz;
+        momentum[3 * k + 1] = yp[k] * pz;
+        momentum[3 * k + 2] = pz;
+        weight[k] = ions;
+    }
+}
+
 fmt::Frame make_frame(const ParticleSet& p, const BeamParameters& parameters, std::int64_t turn, double time_s) {
     fmt::Frame frame;
     frame.step = turn;
@@ -64,6 +93,7 @@ fmt::Frame make_frame(const ParticleSet& p, const BeamParameters& parameters, st
     put(g, f_status, p.status);
     put(g, f_lost_turn, p.lost_turn);
     put(g, f_lost_element, p.lost_element);
+    if (parameters.beam_physics_records) add_beam_physics_records(parameters, g);
     return frame;
 }
 

@@ -21,10 +21,17 @@ struct BeamParameters {
     double intensity = 0.0;  // ions the macroparticles stand for
     bool coasting = true;
     double circumference_m = 0.0;
+    // Also the records of openPMD's beam-physics extension (Mayes et al., openPMD-beamphysics,
+    // 2020), derived from the trace-space columns: position (x, y, z; m), momentum (p_x, p_y,
+    // p_z; kg m/s, with |p| = p0 (1 + delta) and x' = p_x / p_z, y' = p_y / p_z) and weight (ions
+    // per macroparticle), so that an HDF5 frame reads as a beam-physics particle group.
+    bool beam_physics_records = false;
 };
 
 fmt::Frame make_frame(const ParticleSet& particles, const BeamParameters& parameters, std::int64_t turn, double time_s);
 void add_beam_attributes(const BeamParameters& parameters, fmt::Frame& frame);
+// The beam-physics records of a group that holds the trace-space columns (see above).
+void add_beam_physics_records(const BeamParameters& parameters, fmt::Group& beam);
 
 struct StartState {
     ParticleSet particles;

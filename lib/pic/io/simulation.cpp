@@ -128,6 +128,7 @@ fmt::Frame TrackingSimulation::build_frame(std::span<const std::span<const std::
             throw UsageError("build_frame: buffer " + std::string(s.name) + " has the wrong size");
         if (c.bytes()) std::memcpy(c.raw().data(), host[std::size_t(f)].data(), c.bytes());
     }
+    if (setup_.beam.beam_physics_records) add_beam_physics_records(setup_.beam, g);
     return frame;
 }
 

@@ -2,8 +2,8 @@
 # pic-track: --print-lattice (and an unstable lattice), lattice files with unsupported or
 # malformed content (file and line in one error line), a run with frames and the diagnostics
 # table, a restart from its own output that continues bit-identically (compare-results with zero
-# tolerance; CPU backend, sorted deposition), a beam outside the pipe (all lost, reported), zero
-# particles, and usage errors.
+# tolerance; CPU backend, sorted deposition), HDF5 output with openPMD beam-physics records, a
+# beam outside the pipe (all lost, reported), zero particles, and usage errors.
 . "$PARTIKEL_SOURCE_DIR/tests/cli/lib.sh"
 
 argon="--Z 18 --A 40 --energy 11.4e6"
@@ -51,6 +51,24 @@ check "first part" 0 pic-track --distribution waterbag $beam --steps 3 -o part1.
 check "restart" 0 pic-track -i part1.pks --pipe-radius 0.075 --sc-kicks 4 --sc-grid 32,32 --sc-deposition sorted \
   --device cpu --steps 3 -o part2.pks
 check "restart is bit-identical" 0 compare-results --subset --atol 0 --rtol 0 part2.pks run.pks
+# HDF5 output carries openPMD beam-physics records derived from the trace-space columns:
+# p_x / p_z = x', p_y / p_z = y', |p| / (1 + delta) the same for every particle, weight = ions per
+# macroparticle; the frame restarts a run like a stream frame.
+check "run to HDF5" 0 pic-track --distribution waterbag $beam --steps 2 -o beam.h5
+check "HDF5 as CSV" 0 particle-convert --frames 1 beam.h5 beam.csv
+grep -v '^#' beam.csv | awk -F, 'NR == 1 { for (i = 1; i <= NF; ++i) { split($i, n, ":"); c[n[1]] = i }; next }
+  { px = $c["momentum_x"]; py = $c["momentum_y"]; pz = $c["momentum_z"]
+    if (pz <= 0 || (px / pz - $c["xp"]) ^ 2 > 1e-24 || (py / pz - $c["yp"]) ^ 2 > 1e-24) { print "FAIL slopes at row " NR; exit 1 }
+    p0 = sqrt(px * px + py * py + pz * pz) / (1 + $c["delta"])
+    if (NR == 2) first = p0; else if ((p0 / first - 1) ^ 2 > 1e-24) { print "FAIL |p| / (1 + delta) at row " NR; exit 1 }
+    if ($c["weight"] != 1e7) { print "FAIL weight " $c["weight"]; exit 1 }
+    if ($c["position_x"] != $c["x"] || $c["position_z"] != $c["z"]) { print "FAIL position at row " NR; exit 1 } }
+  END { if (NR != 2001) { print "FAIL rows " NR; exit 1 } }' || fail=1
+check "restart from HDF5" 0 pic-track -i beam.h5 --pipe-radius 0.075 --sc-kicks 4 --sc-grid 32,32 --device cpu \
+  --steps 1 -o from_h5.pks
+check "--beam-physics in a stream" 0 pic-track --distribution waterbag $beam --steps 1 --beam-physics -o bp.pks
+check "info of that stream" 0 particle-info bp.pks
+expect_text "--beam-physics in a stream: momentum" out "momentum           f64x3"
 check "restart in another ring" 2 pic-track -i part1.pks --cells 8 --steps 1 -o x.pks --device cpu
 expect_error "restart in another ring" pic-track "the frame's ring is 288"
 check "beam flags with an input" 2 pic-track -i part1.pks --energy 1e9 --steps 1 -o x.pks --device cpu
