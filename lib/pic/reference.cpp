@@ -11,6 +11,10 @@ ParticleSpecies proton(double kinetic_energy_eV) {
     return {.Z = 1, .A = 1, .mass_kg = constants::proton_mass_kg, .kinetic_energy_per_nucleon_eV = kinetic_energy_eV};
 }
 
+ParticleSpecies ion(int Z, int A, double kinetic_energy_per_nucleon_eV) {
+    return {.Z = Z, .A = A, .mass_kg = 0.0, .kinetic_energy_per_nucleon_eV = kinetic_energy_per_nucleon_eV};
+}
+
 double ReferenceParticle::classical_radius_m() const {
     return charge_C * charge_C / (4.0 * constants::pi * constants::epsilon0_F_per_m * rest_energy_J());
 }

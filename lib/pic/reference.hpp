@@ -27,6 +27,8 @@ struct ParticleSpecies {
 };
 
 ParticleSpecies proton(double kinetic_energy_eV);
+// An ion of charge state Z and mass number A (mass A u) at a kinetic energy per nucleon.
+ParticleSpecies ion(int Z, int A, double kinetic_energy_per_nucleon_eV);
 
 struct ReferenceParticle {
     double charge_C;

@@ -39,6 +39,24 @@ expect_error() {
   fi
 }
 
+# interrupt_run OUTPUT COMMAND...: starts a simulating COMMAND that writes OUTPUT, sends SIGINT
+# once its temporary output exists, and expects the graceful stop: exit 130, the note
+# "interrupted by SIGINT at step" in $work/int.err, no temporary left behind.
+interrupt_run() {
+  local output=$1
+  shift
+  "$@" 2>"$work/int.err" &
+  local pid=$!
+  for _ in $(seq 100); do ls -A | grep -q "$output.partikel-tmp" && break; sleep 0.1; done
+  sleep 0.5
+  kill -INT $pid
+  wait $pid
+  local rc=$?
+  [ $rc -eq 130 ] || { echo "FAIL SIGINT exit status $rc, expected 130: $(cat "$work/int.err")"; fail=1; }
+  grep -q "interrupted by SIGINT at step" "$work/int.err" || { echo "FAIL no interrupt note: $(cat "$work/int.err")"; fail=1; }
+  if ls -A | grep -q "$output.partikel-tmp"; then echo "FAIL a temporary is left after SIGINT"; fail=1; fi
+}
+
 finish() {
   [ $fail -eq 0 ] && echo "ok"
   exit $fail

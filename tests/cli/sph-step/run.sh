@@ -56,15 +56,7 @@ check "summary" 0 sph-step -i db.pks -o /dev/null --force --steps 2 --device cpu
 expect_text "summary line" err "particle-steps/s"
 # SIGINT: the run stops between steps, keeps its output under the final name with the state it
 # reached as the last frame (a restart point), and exits 130.
-sph-step -i db.pks -o int.pks --until 100 --every-steps 50 --device cpu 2>int.err &
-pid=$!
-for _ in $(seq 100); do ls -A | grep -q 'int.pks.partikel-tmp' && break; sleep 0.1; done
-sleep 0.5
-kill -INT $pid
-wait $pid; rc=$?
-[ $rc -eq 130 ] || { echo "FAIL SIGINT exit status $rc, expected 130: $(cat int.err)"; fail=1; }
-grep -q "interrupted by SIGINT at step" int.err || { echo "FAIL no interrupt note: $(cat int.err)"; fail=1; }
-if ls -A | grep -q 'int.pks.partikel-tmp'; then echo "FAIL a temporary is left after SIGINT"; fail=1; fi
+interrupt_run int.pks sph-step -i db.pks -o int.pks --until 100 --every-steps 50 --device cpu
 check "interrupted output is complete" 0 particle-info int.pks
 check "interrupted output restarts" 0 sph-step -i int.pks -o /dev/null --force --steps 1 --device cpu
 check "until and every" 0 sph-step -i db.pks -o t.pks --until 0.002 --every 0.001 --profile

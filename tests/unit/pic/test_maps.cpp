@@ -13,11 +13,7 @@ using namespace partikel::pic;
 namespace {
 
 MapContext context(double kinetic_eV = 11.4e6) {
-    ParticleSpecies argon;
-    argon.Z = 18;
-    argon.A = 40;
-    argon.kinetic_energy_per_nucleon_eV = kinetic_eV;
-    return {make_reference(argon), 100.0, std::nullopt};
+    return {make_reference(ion(18, 40, kinetic_eV)), 100.0, std::nullopt};
 }
 
 Element quad(double L, double k1) {
