@@ -55,8 +55,8 @@ int splat_render(std::span<const std::string> args) {
     app.add_option("--zip-level", o.exr.zip_level, "zlib level of zip/zips, 1 (fast) .. 9")
         ->check(CLI::Range(1, 9))
         ->capture_default_str();
-    app.add_option("--in-flight", o.frames_in_flight, "Images encoding while the next frames render")
-        ->check(CLI::Range(1, 64))
+    app.add_option("--in-flight", o.frames_in_flight, "Images encoding while the next render (0: half the cores)")
+        ->check(CLI::Range(0, 64))
         ->capture_default_str();
 
     const char* camera = "Camera";

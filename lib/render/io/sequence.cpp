@@ -147,7 +147,10 @@ SequenceReport render_stream(const Backend& backend, const SequenceOptions& opti
     make_view(Camera{}, options.settings.width, options.settings.height);  // the image size, before any reading
     const OutputPattern pattern = OutputPattern::parse(options.output);
     const fmt::FrameSelection selection = fmt::FrameSelection::parse(options.frames);
-    if (options.frames_in_flight < 1) throw UsageError("frames in flight must be at least 1");
+    if (options.frames_in_flight < 0) throw UsageError("frames in flight must not be negative");
+    const int in_flight = options.frames_in_flight > 0
+                              ? options.frames_in_flight
+                              : int(std::max(2u, std::thread::hardware_concurrency() / 2));
     std::optional<CameraPath> path;
     if (!options.camera.path_file.empty())
         path = CameraPath::load(options.camera.path_file, options.camera.up, options.camera.fov_y_deg);
@@ -195,7 +198,7 @@ SequenceReport render_stream(const Backend& backend, const SequenceOptions& opti
 
     std::atomic<std::int64_t> encode_ns{0};  // before the queue: its tasks add to it until the queue is gone
     FramePrefetch frames(*reader, selection);
-    EncodeQueue queue(options.frames_in_flight);
+    EncodeQueue queue(in_flight);
     FrameParticles particles;
     std::unique_ptr<Renderer> renderer;
     Camera base_camera;

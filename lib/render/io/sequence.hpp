@@ -48,7 +48,9 @@ struct SequenceOptions {
     double percentile_lo = 0.01, percentile_hi = 0.99;
     std::optional<float> exposure;   // PNG previews; none: 1, or automatic for points (first frame)
     std::string environment_map;     // equirectangular OpenEXR (R, G, B) for the environment background
-    int frames_in_flight = 2;        // images encoding while the next render
+    // Images encoding while the next render; 0: half the host's cores, at least 2 (one image's
+    // zip encoding keeps only a few cores busy: OpenEXR's serial steps and the PNG preview).
+    int frames_in_flight = 0;
     bool profile = false;            // time every phase (one synchronisation per phase)
 };
 
