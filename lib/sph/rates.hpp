@@ -110,9 +110,6 @@ template <class Kernel, class Diffusion, class Extras> struct Rates {
     float eta2;  // 0.01 h^2, keeps mu_ab finite at r -> 0
     Vec3f gravity;
     BoundaryVolumes volumes;
-    // Boundary particles also sum the pressure and viscosity terms of their fluid neighbours
-    // into their acceleration (never integrated): -m_a acc_a is then their push on the fluid.
-    bool boundary_momentum;
 
     // The kind travels as the sign of `w` (the record's signed mass; masses are positive) rather
     // than as a bool: a bool member is a byte the compiler re-extracts in every pair (PRMT),
@@ -143,9 +140,7 @@ template <class Kernel, class Diffusion, class Extras> struct Rates {
     PK_DEVICE_INLINE void pair(const Particle& a, std::uint32_t b, Vec3f r_ab, float r2, const Vec4f& record_b,
                                Sums& s) const {
         if (b == a.index) return;
-        const bool fluid_b = !sign_bit(record_b.w);
-        const bool fluid_a = a.fluid();
-        if (!fluid_a && !fluid_b) return;  // boundary-boundary pairs do nothing
+        if (fmaxf(a.w, record_b.w) < 0.0f) return;  // boundary-boundary pairs (both masses negative) do nothing
         const float m_b = fabsf(record_b.w);
         const Vec4f vr_b = velocity_density[b];
         const float pressure_term_b = load_now(pressure_term + b);  // used last; its latency hides below
@@ -161,10 +156,14 @@ template <class Kernel, class Diffusion, class Extras> struct Rates {
         const float vr = dot(v_ab, r_ab);
         s.drho += m_b * F * vr;  // continuity (eq. 3.29): m_b v_ab . grad W_ab
         if constexpr (Diffusion::enabled)
-            if (fluid_a && fluid_b) s.drho += diffusion.rate(a.rho, rho_b, r_ab, F, r2 * inv_r2_eta2, m_b);
+            if (a.fluid() && !sign_bit(record_b.w)) s.drho += diffusion.rate(a.rho, rho_b, r_ab, F, r2 * inv_r2_eta2, m_b);
         const float mu_ab = h * vr * inv_r2_eta2;
         s.max_mu = max_of(s.max_mu, fabsf(mu_ab));
-        if (!fluid_a && !boundary_momentum) return;
+        // Boundary particles sum the pressure and viscosity terms of their fluid neighbours too,
+        // into an acceleration that is never integrated: -m_a acc_a is their push on the fluid
+        // (the wall force, SolverOptions::track_wall_impulse). Summing it always costs boundary
+        // particles a few operations and spares every pair a test and a branch, behind which the
+        // compiler would sink the pressure-term load (2-5% of the pass; docs/PERFORMANCE.md).
         const float inv_rho_sum = r2_eta2 * inv_product;
         const float Pi_ab = viscosity.Pi(vr, mu_ab, inv_rho_sum);
         s.acc -= (m_b * F * (a.pressure_term + pressure_term_b + Pi_ab)) * r_ab;  // eq. 3.28

@@ -107,8 +107,8 @@ struct DiagnosticsOf {
 };
 
 // The force of the walls on the fluid at the state of the last rates pass: the reaction of the
-// boundary particles' momentum sums (Rates::boundary_momentum) and the repulsive volumes'
-// force on fluid particles.
+// boundary particles' momentum sums (the rates pass's acceleration of boundary particles) and
+// the repulsive volumes' force on fluid particles.
 struct WallForce {
     const Vec3f* position;
     const Vec3f* velocity;
@@ -243,7 +243,6 @@ template <class Exec> void rates(const Exec& exec, SolverState& s, double t) {
             .eta2 = 0.01f * p.h_m * p.h_m,
             .gravity = p.gravity,
             .volumes = boundary_volumes(s, t),
-            .boundary_momentum = s.options.track_wall_impulse,
         };
         neighbor_pass(exec, s, r, "sph.rates");
     };
