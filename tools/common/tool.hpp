@@ -94,6 +94,10 @@ private:
     bool uses_device_ = false;  // the program has --device (and so honours PARTIKEL_DEVICE)
 };
 
+// Programs reading particles from `path` call this first: "-" on a terminal is a usage error
+// with a hint, never a silent wait for typed binary data.
+void refuse_terminal_stdin(const std::string& path);
+
 // Version text: version, git commit, backends compiled in, GPU found.
 std::string version_text(const std::string& program);
 

@@ -5,8 +5,6 @@
 #include <cstdio>
 #include <cstring>
 
-#include <unistd.h>
-
 #include "common/tool.hpp"
 #include "formats/reader.hpp"
 #include "formats/selection.hpp"
@@ -147,8 +145,7 @@ int particle_info(std::span<const std::string> args) {
         if (!positional.empty() && t.options().input != "-")
             throw UsageError("give the input once: as -i FILE or as FILE");
         const auto selection = FrameSelection::parse(o.frames);
-        if (input == "-" && isatty(STDIN_FILENO))
-            throw UsageError("refusing to read particle data from a terminal (give a file, or redirect stdin)");
+        refuse_terminal_stdin(input);
         auto reader = open_reader(input);
         const auto count = reader->frame_count();
         if (o.json) {
