@@ -1,14 +1,17 @@
 // Checks for numeric flags, the one way every program bounds a number. CLI11's Range and
 // PositiveNumber let "nan" through (every comparison with NaN is false) and print DBL_MAX in their
 // messages, so programs use these: `app.add_option("--theta", theta)->check(finite_positive())`.
-// Tool::run adds finite_number() to every floating-point option by itself, so no real-valued
-// flag of any program accepts NaN or infinity. A failed check reads "--dx must be > 0 (got -1)".
+// Tool::run adds finite_number() to every floating-point option and whole_number() to every
+// integer option by itself, so no flag of any program accepts NaN, infinity or a number its
+// type cannot hold. A failed check reads "--dx must be > 0 (got -1)".
 #pragma once
 
 #include <CLI/CLI.hpp>
 
 #include <cfloat>
+#include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <string>
 
@@ -42,6 +45,30 @@ CLI::Validator real_check(const std::string& description, const std::string& exp
 // Any finite number (added to every floating-point option by Tool::run; no help text).
 inline CLI::Validator finite_number() {
     return detail::real_check("", "a finite number", [](double) { return true; });
+}
+// A decimal integer that fits 64 bits (signed, or unsigned: no minus sign). Added to every integer
+// option by Tool::run: CLI11 (2.1) turns 99999999999999999999 into INT64_MAX and -1 into
+// UINT64_MAX for an unsigned option, silently.
+inline CLI::Validator whole_number(bool is_unsigned) {
+    return CLI::Validator(
+        [is_unsigned](std::string& text) -> std::string {
+            const char* first = text.data() + (!text.empty() && text.front() == '+');
+            const char* last = text.data() + text.size();
+            std::from_chars_result result{};
+            if (is_unsigned) {
+                std::uint64_t value = 0;
+                if (first != last && *first == '-') return "must be >= 0 (got " + text + ")";
+                result = std::from_chars(first, last, value);
+            } else {
+                std::int64_t value = 0;
+                result = std::from_chars(first, last, value);
+            }
+            if (result.ec == std::errc::result_out_of_range) return "must be an integer of at most 64 bits (got " + text + ")";
+            if (result.ec != std::errc() || result.ptr != last || first == last)
+                return "must be a whole number (got '" + text + "')";
+            return std::string();
+        },
+        "");
 }
 // A finite number > 0.
 inline CLI::Validator finite_positive() {

@@ -201,10 +201,16 @@ int Tool::run(std::vector<std::string> args, const std::function<int(Tool&)>& bo
             options_.device = env;
         }
     }
-    // No real-valued flag of any program takes NaN or infinity (checked after the program's own
-    // bounds, which reject them too).
-    for (CLI::Option* option : app_.get_options())
-        if (option->get_type_name().find("FLOAT") != std::string::npos) option->check(finite_number());
+    // No numeric flag of any program takes NaN, infinity or a number beyond its type (checked
+    // after the program's own bounds, which reject NaN and infinity too).
+    for (CLI::Option* option : app_.get_options()) {
+        std::string type = option->get_type_name();
+        if (type.starts_with("[")) type.erase(0, 1);   // std::array options: "[FLOAT,FLOAT,FLOAT]"
+        if (type.starts_with("FLOAT"))
+            option->check(finite_number());
+        else if (type.starts_with("INT") || type.starts_with("UINT"))
+            option->check(whole_number(type.starts_with("UINT")));
+    }
     try {
         std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes them reversed
         app_.parse(reversed);
