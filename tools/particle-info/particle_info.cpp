@@ -166,7 +166,7 @@ int particle_info(std::span<const std::string> args) {
     tool.app().add_flag("--json", o.json, "Machine-readable JSON on stdout");
     tool.app().add_flag("--no-stats", no_stats, "Skip per-column min/max/mean (faster)");
     tool.app().add_flag("--all-attributes", o.all_attributes,
-                        "Every frame's attributes (default: the first frame's, then only those that change)");
+                        "Every frame's attributes (default: only changes)");
     tool.app().add_option("--frames", o.frames, "Frames to show: 3, 0:100:10, 5:, ... (0-based)");
     return tool.run(std::vector<std::string>(args.begin(), args.end()), [&](Tool& t) {
         o.stats = !no_stats;
