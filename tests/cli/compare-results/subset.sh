@@ -35,4 +35,11 @@ check "a group on one side" 1 compare-results mid.pks fluid.pks
 expect_text "a group on one side" "$work/out" "differs: step 1: group 'boundary' only in A"
 check "all of it" 0 compare-results run.pks run.pks
 expect_text "all of it" "$work/out" "compared 4 frames, 8 groups, 2360 particles"
+# Tables: rows paired by key, none in common.
+printf 'turn,e\n1,0.5\n2,0.6\n' >t1.csv
+printf 'turn,e\n3,0.5\n4,0.6\n' >t2.csv
+check "tables with no key in common, --subset" 2 compare-results --key turn --subset t1.csv t2.csv
+expect_text "tables with no key in common, --subset" "$work/out" "compared 0 rows; only in A (skipped: --subset): 2 rows"
+check "tables with a key in common, --subset" 0 compare-results --key turn --subset t1.csv t1.csv
+expect_text "tables with a key in common, --subset" "$work/out" "compared 2 rows"
 finish
