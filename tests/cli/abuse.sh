@@ -114,8 +114,9 @@ for prog in "${programs[@]}"; do
   attempt "--config missing" 2 "missing.cfg" "$prog" --config "$in/missing.cfg"
 done
 
-# Every numeric flag: NaN and infinities are usage errors naming the flag; negative, zero and
-# huge values are either refused (one line) or accepted (then the base arguments fail).
+# Every numeric flag: NaN, infinity and numbers beyond the type are usage errors naming the flag;
+# negative and huge values are either refused (one line) or accepted (then the base arguments
+# fail).
 for prog in "${programs[@]}"; do
   flags=$("$prog" --help | awk '
     match($0, /^  (-[A-Za-z0-9],)?--[A-Za-z0-9-]+(,--[A-Za-z0-9-]+)* (FLOAT|INT|UINT)/) {
@@ -131,20 +132,20 @@ for prog in "${programs[@]}"; do
     # COUNT values "V,0,0": the bad one first.
     value() { local v=$1; for ((k = 1; k < count; ++k)); do v+=",0"; done; echo "$v"; }
     if [ "$type" = FLOAT ]; then
-      for v in nan inf -inf 1e39; do
+      for v in nan inf 1e39; do
         # shellcheck disable=SC2086
         attempt "$flag $v" 2 "$flag must be a finite number (got $v)" "$prog" ${base[$prog]} "$flag=$(value $v)"
       done
-      for v in -1 0 1e30; do
+      for v in -1 1e30; do
         # shellcheck disable=SC2086
         attempt "$flag $v" "1 2" "" "$prog" ${base[$prog]} "$flag=$(value $v)"
       done
     else
-      for v in nan 1.5 99999999999999999999999; do
+      for v in nan 99999999999999999999999; do
         # shellcheck disable=SC2086
         attempt "$flag $v" 2 "$flag" "$prog" ${base[$prog]} "$flag=$(value $v)"
       done
-      for v in -1 0 2147483648; do
+      for v in -1 2147483648; do
         # shellcheck disable=SC2086
         attempt "$flag $v" "1 2" "" "$prog" ${base[$prog]} "$flag=$(value $v)"
       done

@@ -165,7 +165,17 @@ void Tool::add_common(unsigned flags) {
 void Tool::print_version() const { std::fputs(version_text(name_).c_str(), stdout); }
 
 Backend Tool::open_backend() {
-    Backend backend = select_backend(options_.device, options_.threads, &log_);
+    const auto select = [&] {
+        try {
+            return select_backend(options_.device, options_.threads, &log_);
+        } catch (const DeviceError& e) {
+            // "--device cuda: no such GPU" would blame a flag nobody typed.
+            const std::string message = e.what();
+            if (!device_from_environment_ || !message.starts_with("--device")) throw;
+            throw DeviceError("PARTIKEL_DEVICE=" + options_.device + message.substr(message.find(": ")));
+        }
+    };
+    Backend backend = select();
     log_.debug("device: " + backend.describe());
     return backend;
 }
@@ -199,6 +209,7 @@ int Tool::run(std::vector<std::string> args, const std::function<int(Tool&)>& bo
                 return kExitUsage;
             }
             options_.device = env;
+            device_from_environment_ = true;
         }
     }
     // No numeric flag of any program takes NaN, infinity or a number beyond its type (checked

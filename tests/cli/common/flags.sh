@@ -74,6 +74,7 @@ expect_error "NaN from a file" sph-step "--until must be a finite number (got na
 
 # PARTIKEL_DEVICE is --device's default (a GPU that no machine has fails the run), and the flag wins.
 check "PARTIKEL_DEVICE is used" 1 env PARTIKEL_DEVICE=cuda:99 frnn-build -r 0.1 --stats -i init.pks
+expect_error "PARTIKEL_DEVICE is named" frnn-build "PARTIKEL_DEVICE=cuda:99: "
 check "--device wins over PARTIKEL_DEVICE" 0 env PARTIKEL_DEVICE=cuda:99 frnn-build --device cpu -r 0.1 --stats -i init.pks
 check "PARTIKEL_DEVICE=cpu" 0 env PARTIKEL_DEVICE=cpu frnn-build -r 0.1 --stats -i init.pks
 [ -s "$work/err" ] && { echo "FAIL PARTIKEL_DEVICE=cpu still looked for a GPU: $(cat "$work/err")"; fail=1; }
