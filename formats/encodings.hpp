@@ -19,8 +19,8 @@ std::unique_ptr<FrameWriter> make_csv_writer(const std::string& path, const Writ
 std::unique_ptr<FrameWriter> make_vtk_writer(const std::string& path);
 std::unique_ptr<FrameWriter> make_ply_writer(const std::string& path);
 
-// `pattern` with its first %T replaced by `step` (one file per frame); `pattern` itself when
-// it has no %T.
+// `pattern` with its first %T replaced by `step`, zero-padded to six digits so that names sort
+// in step order (one file per frame); `pattern` itself when it has no %T.
 std::string expand_step_pattern(const std::string& pattern, std::int64_t step);
 
 }  // namespace partikel::fmt

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdio>
 #include <cstring>
 
 #include "formats/encodings.hpp"
@@ -36,7 +37,10 @@ std::optional<Encoding> parse_encoding(std::string_view name) {
 std::string expand_step_pattern(const std::string& pattern, std::int64_t step) {
     const auto at = pattern.find("%T");
     if (at == std::string::npos) return pattern;
-    return pattern.substr(0, at) + std::to_string(step) + pattern.substr(at + 2);
+    // Zero-padded to six digits, so that `ls` lists a run's files in step order.
+    char digits[24];
+    std::snprintf(digits, sizeof digits, step >= 0 ? "%06lld" : "%lld", static_cast<long long>(step));
+    return pattern.substr(0, at) + digits + pattern.substr(at + 2);
 }
 
 namespace {

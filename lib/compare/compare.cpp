@@ -62,6 +62,7 @@ Report compare_inputs(const std::string& path_a, const std::string& path_b, cons
     report.name_a = path_a;
     report.name_b = path_b;
     report.kind = kind_name(kind_a);
+    report.subset = options.subset;
     switch (kind_a) {
         case InputKind::particles: {
             const auto reader_a = fmt::open_reader(path_a);

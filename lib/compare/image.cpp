@@ -16,6 +16,7 @@ Section compare_images(const image::Image& a, const image::Image& b, const Compa
     section.rows_a = std::uint64_t(a.width) * std::uint64_t(a.height);
     section.rows_b = std::uint64_t(b.width) * std::uint64_t(b.height);
     const bool same_size = a.width == b.width && a.height == b.height;
+    section.rows_compared = same_size ? section.rows_a : 0;
     if (!same_size)
         section.mismatches.push_back("size " + std::to_string(a.width) + "x" + std::to_string(a.height) + " in A, " +
                                      std::to_string(b.width) + "x" + std::to_string(b.height) + " in B");

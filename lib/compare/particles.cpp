@@ -1,5 +1,6 @@
 #include "compare/particles.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 #include <string>
@@ -157,6 +158,10 @@ Section compare_groups(const fmt::Group& a, const fmt::Group& b, const CompareOp
         section.matched_by = "index";
     }
     if (!options.stats) note_unmatched_rows(match, by_id, a.name(), options, section);
+    // A distribution comparison uses every row of both sides.
+    section.rows_compared = options.stats ? std::min(a.count(), b.count()) : match.count;
+    section.rows_only_a = options.stats ? 0 : match.only_a;
+    section.rows_only_b = options.stats ? 0 : match.only_b;
     const auto label_row = [&](std::uint64_t pair) {
         return by_id ? options.id_column + " " + std::to_string(ids_a[match.row_a(pair)])
                      : "index " + std::to_string(match.row_a(pair));
@@ -195,9 +200,12 @@ void compare_frames(const fmt::Frame& a, const fmt::Frame& b, const CompareOptio
     for (const fmt::Group& group_a : a.groups()) {
         const fmt::Group* group_b = b.find_group(group_a.name());
         if (!group_b) {
-            if (!options.subset) report.mismatches.push_back(where + ": group '" + group_a.name() + "' only in A");
+            ++report.coverage.groups_only_a;
+            (options.subset ? report.notes : report.mismatches).push_back(where + ": group '" + group_a.name() +
+                                                                          "' only in A");
             continue;
         }
+        ++report.coverage.groups_compared;
         Section section = compare_groups(group_a, *group_b, options);
         section.title = where + " group " + group_a.name();
         section.step = a.step;
@@ -211,10 +219,12 @@ void compare_frames(const fmt::Frame& a, const fmt::Frame& b, const CompareOptio
                                     format_number(*section.time_b, 9) + " s in B");
         report.sections.push_back(std::move(section));
     }
-    if (options.subset) return;
     for (const fmt::Group& group_b : b.groups())
-        if (!a.find_group(group_b.name()))
-            report.mismatches.push_back(where + ": group '" + group_b.name() + "' only in B");
+        if (!a.find_group(group_b.name())) {
+            ++report.coverage.groups_only_b;
+            (options.subset ? report.notes : report.mismatches).push_back(where + ": group '" + group_b.name() +
+                                                                          "' only in B");
+        }
 }
 
 namespace {
@@ -267,8 +277,9 @@ void compare_frame_streams(fmt::FrameReader& a, fmt::FrameReader& b, const Compa
         if (&side == &frames_a && on_frame) on_frame(++frames_done_a, a.frame_count());
     };
     const auto only_on = [&](OrderedFrames& side, const char* name) {
-        if (!options.subset)
-            report.mismatches.push_back(side.key_text(*side.current()) + ": frame only in " + std::string(name));
+        ++(&side == &frames_a ? report.coverage.frames_only_a : report.coverage.frames_only_b);
+        (options.subset ? report.notes : report.mismatches)
+            .push_back(side.key_text(*side.current()) + ": frame only in " + std::string(name));
         advance(side);
     };
     while (frames_a.current() || frames_b.current()) {
@@ -284,6 +295,7 @@ void compare_frame_streams(fmt::FrameReader& a, fmt::FrameReader& b, const Compa
         const bool same =
             options.frame_key == FrameKey::step ? key_a == key_b : std::fabs(key_a - key_b) <= options.time_tolerance_s;
         if (same) {
+            ++report.coverage.frames_compared;
             compare_frames(*frames_a.current(), *frames_b.current(), options, report);
             advance(frames_a);
             advance(frames_b);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <tuple>
 
 #include "base/log.hpp"
 #include "formats/frame.hpp"
@@ -30,8 +31,54 @@ bool Section::pass() const {
 }
 
 bool Report::equal() const {
-    return mismatches.empty() &&
+    return mismatches.empty() && !nothing_compared() &&
            std::all_of(sections.begin(), sections.end(), [](const Section& s) { return s.pass(); });
+}
+
+bool Report::nothing_compared() const {
+    std::uint64_t rows = 0, compared = 0;
+    for (const Section& s : sections) rows += s.rows_a + s.rows_b, compared += s.rows_compared;
+    const bool one_sided = coverage.frames_only_a + coverage.frames_only_b + coverage.groups_only_a +
+                               coverage.groups_only_b > 0;
+    // Empty groups on both sides compare as equal; rows or frames that pair with nothing do not.
+    return compared == 0 && (rows > 0 || one_sided || (kind == "particles" && coverage.frames_compared == 0));
+}
+
+bool Report::unjudged() const {
+    return nothing_compared() && mismatches.empty() &&
+           std::all_of(sections.begin(), sections.end(), [](const Section& s) { return s.mismatches.empty(); });
+}
+
+namespace {
+
+std::string count_of(std::uint64_t n, const char* singular, const char* plural) {
+    return std::to_string(n) + " " + (n == 1 ? singular : plural);
+}
+
+}  // namespace
+
+std::string Report::coverage_text() const {
+    const char* row = kind == "particles" ? "particle" : kind == "table" ? "row" : "pixel";
+    const char* rows = kind == "particles" ? "particles" : kind == "table" ? "rows" : "pixels";
+    std::uint64_t compared = 0, only_a = 0, only_b = 0;
+    for (const Section& s : sections) compared += s.rows_compared, only_a += s.rows_only_a, only_b += s.rows_only_b;
+    std::string text = "compared ";
+    if (kind == "particles")
+        text += count_of(coverage.frames_compared, "frame", "frames") + ", " +
+                count_of(coverage.groups_compared, "group", "groups") + ", ";
+    text += count_of(compared, row, rows);
+    const auto one_side = [&](const char* side, std::uint64_t frames, std::uint64_t groups, std::uint64_t n) {
+        std::vector<std::string> parts;
+        if (frames) parts.push_back(count_of(frames, "frame", "frames"));
+        if (groups) parts.push_back(count_of(groups, "group", "groups"));
+        if (n) parts.push_back(count_of(n, row, rows));
+        if (parts.empty()) return;
+        text += std::string("; only in ") + side + (subset ? " (skipped: --subset): " : ": ");
+        for (std::size_t i = 0; i < parts.size(); ++i) text += (i ? ", " : "") + parts[i];
+    };
+    one_side("A", coverage.frames_only_a, coverage.groups_only_a, only_a);
+    one_side("B", coverage.frames_only_b, coverage.groups_only_b, only_b);
+    return text;
 }
 
 namespace {
@@ -151,10 +198,19 @@ void print_text(std::ostream& out, const Report& report, bool differences_only) 
         for (const std::string& note : s.notes) out << "  note: " << note << '\n';
         for (const std::string& mismatch : s.mismatches) out << "  differs: " << mismatch << '\n';
     }
-    if (!report.mismatches.empty()) out << '\n';
+    if (!report.mismatches.empty() || !report.notes.empty()) out << '\n';
+    // One-sided frames and groups: all differences, and the first notes (a long run against a
+    // short reference would otherwise list every frame).
+    constexpr std::size_t kNotesShown = 20;
+    for (std::size_t i = 0; i < report.notes.size() && i < kNotesShown; ++i) out << "note: " << report.notes[i] << '\n';
+    if (report.notes.size() > kNotesShown)
+        out << "note: ... and " << report.notes.size() - kNotesShown << " more (--json lists all)\n";
     for (const std::string& mismatch : report.mismatches) out << "differs: " << mismatch << '\n';
-    out << '\n';
-    if (report.equal())
+    out << '\n' << report.coverage_text() << '\n';
+    if (report.unjudged())
+        out << "NOTHING COMPARED: no " << (report.kind == "particles" ? "frame, group or particle" : "row or pixel")
+            << " of A pairs with one of B\n";
+    else if (report.equal())
         out << "EQUAL within tolerance (" << report.sections.size() << " " << report.kind << " section"
             << (report.sections.size() == 1 ? "" : "s") << " compared)\n";
     else
@@ -333,6 +389,26 @@ void print_json(std::ostream& out, const Report& report) {
     json.key("kind").value(std::string_view(report.kind));
     json.key("equal").value(report.equal());
     json.key("mismatches").strings(report.mismatches);
+    json.key("notes").strings(report.notes);
+    json.key("nothing_compared").value(report.unjudged());
+    json.key("compared");
+    json.begin_object();
+    json.key("frames").value(report.coverage.frames_compared);
+    json.key("groups").value(report.coverage.groups_compared);
+    std::uint64_t rows = 0, only_a = 0, only_b = 0;
+    for (const Section& s : report.sections) rows += s.rows_compared, only_a += s.rows_only_a, only_b += s.rows_only_b;
+    json.key("rows").value(rows);
+    json.end_object();
+    for (const auto& [key, frames, groups, n] :
+         {std::tuple{"only_a", report.coverage.frames_only_a, report.coverage.groups_only_a, only_a},
+          std::tuple{"only_b", report.coverage.frames_only_b, report.coverage.groups_only_b, only_b}}) {
+        json.key(key);
+        json.begin_object();
+        json.key("frames").value(frames);
+        json.key("groups").value(groups);
+        json.key("rows").value(n);
+        json.end_object();
+    }
     json.key("sections");
     json.begin_array();
     for (const Section& s : report.sections) write_section(json, s);

@@ -43,6 +43,8 @@ struct Section {
     std::string group;
     std::string matched_by;   // "id", "index", "key turn", "pixel"
     std::uint64_t rows_a = 0, rows_b = 0;
+    // Rows (particles, table rows, pixels) paired and compared, and those on one side only.
+    std::uint64_t rows_compared = 0, rows_only_a = 0, rows_only_b = 0;
     std::vector<ColumnResult> columns;
     std::vector<DistributionResult> distributions;
     std::vector<std::string> mismatches;   // structural differences (missing columns, shapes)
@@ -50,12 +52,27 @@ struct Section {
     bool pass() const;
 };
 
+// What a particle comparison covered: frames and groups paired, and those on one side only.
+struct Coverage {
+    std::uint64_t frames_compared = 0, frames_only_a = 0, frames_only_b = 0;
+    std::uint64_t groups_compared = 0, groups_only_a = 0, groups_only_b = 0;
+};
+
 struct Report {
     std::string name_a, name_b;
     std::string kind;   // "particles", "table", "image"
+    bool subset = false;                   // one-sided parts were skipped (notes), not differences
+    Coverage coverage;
     std::vector<Section> sections;
     std::vector<std::string> mismatches;   // differences above sections (frames on one side only)
+    std::vector<std::string> notes;        // what --subset skipped above sections
     bool equal() const;
+    // Whether no row of either input was paired with one of the other.
+    bool nothing_compared() const;
+    // Nothing compared and no difference found: neither EQUAL nor DIFFERENT (exit status 2).
+    bool unjudged() const;
+    // "compared 11 frames, 22 groups, 12980 particles; only in A (skipped: --subset): 2 frames"
+    std::string coverage_text() const;
 };
 
 // With differences_only, sections that pass are left out (the verdict still counts them).

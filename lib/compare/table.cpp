@@ -260,6 +260,9 @@ Section compare_tables(const Table& a, const Table& b, const CompareOptions& opt
         describe(match.only_a, example_a, "A");
         describe(match.only_b, example_b, "B");
     }
+    section.rows_compared = options.stats ? std::min(a.rows, b.rows) : match.count;
+    section.rows_only_a = match.only_a;
+    section.rows_only_b = match.only_b;
     // Rows are numbered from 1 as in an editor, below the header.
     const std::function<std::string(std::uint64_t)> label_row = [&](std::uint64_t pair) {
         return keyed ? keys_a.label(a, match.row_a(pair)) : "row " + std::to_string(match.row_a(pair) + 1);

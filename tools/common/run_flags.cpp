@@ -1,6 +1,7 @@
 #include "common/run_flags.hpp"
 
 #include "base/progress.hpp"
+#include "common/number_checks.hpp"
 
 namespace partikel::tools {
 
@@ -22,7 +23,7 @@ void add_run_flags(CLI::App& app, RunFlags& f, const std::string& time_unit) {
     // The writer's limit (man pages, docs/PERFORMANCE.md "Output"): frames are built and
     // compressed on the other host cores while the steps go on; faster frames make the steps wait.
     app.add_option("--zstd-level", f.zstd_level, "Frame zstd level (writer: about 0.3 GB/s raw per host core)")
-        ->check(CLI::Range(-7, 22))
+        ->check(number_in(-7, 22))
         ->capture_default_str()
         ->group("Run");
 }

@@ -2,13 +2,18 @@
 
 #include <omp.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 #include <new>
+#include <sstream>
 
 #include "base/error.hpp"
 #include "base/io.hpp"
+#include "common/number_checks.hpp"
 #include "partikel_config.hpp"
 #if PARTIKEL_HAVE_CUDA
 #include "core/cuda/runtime.hpp"
@@ -27,7 +32,63 @@ std::string one_line(std::string text) {
         if (c == '\n' || c == '\r') c = ' ';
     return text;
 }
+
+// CLI11's TOML reader, made strict: CLI11 skips unknown keys and reads any line without '=' as
+// a flag set to true, so a misspelt key (`alpah = 0.5`) or a file of random bytes would run with
+// defaults. Every line must be blank, a comment or `flag = value` naming an option of the program.
+class StrictConfig : public CLI::ConfigBase {
+public:
+    explicit StrictConfig(const CLI::App& app) : app_(app) {}
+
+    std::vector<CLI::ConfigItem> from_config(std::istream& input) const override {
+        const std::string text{std::istreambuf_iterator<char>(input), std::istreambuf_iterator<char>()};
+        std::istringstream lines(text);
+        std::string line;
+        for (int number = 1; std::getline(lines, line); ++number) check_line(line, number);
+        std::istringstream again(text);
+        return CLI::ConfigBase::from_config(again);
+    }
+
+private:
+    [[noreturn]] void fail(int line, const std::string& what) const {
+        throw CLI::ConfigError(file_name() + ":" + std::to_string(line) + ": " + what);
+    }
+    // The file being read: --config's value (CLI11 does not pass it to the reader).
+    std::string file_name() const {
+        const CLI::Option* config = app_.get_config_ptr();
+        const auto& given = config ? config->results() : CLI::results_t{};
+        return given.size() == 1 ? given.front() : std::string("--config file");
+    }
+    bool known(const std::string& key) const {
+        const CLI::Option* option = app_.get_option_no_throw("--" + key);
+        if (!option && key.size() == 1) option = app_.get_option_no_throw("-" + key);
+        if (!option) option = app_.get_option_no_throw(key);
+        return option && option != app_.get_config_ptr() && option != app_.get_help_ptr() &&
+               option->get_configurable();
+    }
+    void check_line(std::string line, int number) const {
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        for (const unsigned char c : line)
+            if ((c < 0x20 && c != '\t') || c == 0x7f) fail(number, "not a text line (control byte " + std::to_string(c) + ")");
+        const auto first = line.find_first_not_of(" \t");
+        if (first == std::string::npos || line[first] == '#' || line[first] == ';') return;
+        const auto equals = line.find('=');
+        if (equals == std::string::npos) fail(number, "expected 'flag = value', got '" + line.substr(first) + "'");
+        std::string key = line.substr(first, equals - first);
+        key.erase(key.find_last_not_of(" \t") + 1);
+        if (key.empty()) fail(number, "no flag name before '='");
+        if (!known(key)) fail(number, "unknown flag '" + key + "'");
+        if (line.find_first_not_of(" \t", equals + 1) == std::string::npos) fail(number, "no value for '" + key + "'");
+    }
+
+    const CLI::App& app_;
+};
 }  // namespace
+
+void refuse_terminal_stdin(const std::string& path) {
+    if (path == "-" && isatty(STDIN_FILENO))
+        throw UsageError("refusing to read particle data from a terminal (give a file, or redirect stdin)");
+}
 
 void Tool::write_frame(const fmt::Frame& frame) const {
     fmt::WriterOptions options;
@@ -66,6 +127,7 @@ Tool::Tool(std::string name, std::string description)
         throw CLI::Success();
     }, "Print version, commit, backends and GPU, then exit");
     app_.set_config("--config", "", "Read options from a TOML/INI file (flag = value per line)");
+    app_.config_formatter(std::make_shared<StrictConfig>(app_));
     app_.add_flag("-q,--quiet", options_.quiet, "Only errors on stderr");
     app_.add_flag("-v,--verbose", options_.verbose, "Debug messages on stderr");
     app_.add_flag("--progress", options_.progress, "Show progress on stderr even when it is not a terminal");
@@ -94,7 +156,7 @@ void Tool::add_common(unsigned flags) {
     }
     if (flags & kThreads)
         app_.add_option("--threads", options_.threads, "CPU threads (0: all cores)")
-            ->check(CLI::NonNegativeNumber)
+            ->check(number_in(0, kMaxThreads))
             ->capture_default_str();
     if (flags & kSeed) app_.add_option("--seed", options_.seed, "Random seed")->capture_default_str();
     if (flags & kProfile) app_.add_flag("--profile", options_.profile, "Print a per-phase time summary on stderr");
@@ -103,7 +165,17 @@ void Tool::add_common(unsigned flags) {
 void Tool::print_version() const { std::fputs(version_text(name_).c_str(), stdout); }
 
 Backend Tool::open_backend() {
-    Backend backend = select_backend(options_.device, options_.threads, &log_);
+    const auto select = [&] {
+        try {
+            return select_backend(options_.device, options_.threads, &log_);
+        } catch (const DeviceError& e) {
+            // "--device cuda: no such GPU" would blame a flag nobody typed.
+            const std::string message = e.what();
+            if (!device_from_environment_ || !message.starts_with("--device")) throw;
+            throw DeviceError("PARTIKEL_DEVICE=" + options_.device + message.substr(message.find(": ")));
+        }
+    };
+    Backend backend = select();
     log_.debug("device: " + backend.describe());
     return backend;
 }
@@ -137,7 +209,18 @@ int Tool::run(std::vector<std::string> args, const std::function<int(Tool&)>& bo
                 return kExitUsage;
             }
             options_.device = env;
+            device_from_environment_ = true;
         }
+    }
+    // No numeric flag of any program takes NaN, infinity or a number beyond its type (checked
+    // after the program's own bounds, which reject NaN and infinity too).
+    for (CLI::Option* option : app_.get_options()) {
+        std::string type = option->get_type_name();
+        if (type.starts_with("[")) type.erase(0, 1);   // std::array options: "[FLOAT,FLOAT,FLOAT]"
+        if (type.starts_with("FLOAT"))
+            option->check(finite_number());
+        else if (type.starts_with("INT") || type.starts_with("UINT"))
+            option->check(whole_number(type.starts_with("UINT")));
     }
     try {
         std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes them reversed
@@ -145,8 +228,12 @@ int Tool::run(std::vector<std::string> args, const std::function<int(Tool&)>& bo
     } catch (const CLI::Success& e) {
         return app_.exit(e);
     } catch (const CLI::ParseError& e) {
-        std::fprintf(stderr, "%s: error: %s\nRun '%s --help' for usage.\n", name_.c_str(), one_line(e.what()).c_str(),
-                     name_.c_str());
+        // One line. A bound's "--dx: must be > 0 (got -1)" reads "--dx must be > 0 (got -1)".
+        std::string message = one_line(e.what());
+        if (const auto at = message.find(": must be "); dynamic_cast<const CLI::ValidationError*>(&e) &&
+                                                        at != std::string::npos)
+            message.erase(at, 1);
+        std::fprintf(stderr, "%s: error: %s (see %s --help)\n", name_.c_str(), message.c_str(), name_.c_str());
         return kExitUsage;
     }
     log_.set_format(options_.log_format == "json" ? LogFormat::json : LogFormat::text);

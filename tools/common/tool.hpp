@@ -92,7 +92,12 @@ private:
     int failure_exit_code_ = kExitFailure;
     bool show_version_ = false;
     bool uses_device_ = false;  // the program has --device (and so honours PARTIKEL_DEVICE)
+    bool device_from_environment_ = false;  // --device's value came from PARTIKEL_DEVICE
 };
+
+// Programs reading particles from `path` call this first: "-" on a terminal is a usage error
+// with a hint, never a silent wait for typed binary data.
+void refuse_terminal_stdin(const std::string& path);
 
 // Version text: version, git commit, backends compiled in, GPU found.
 std::string version_text(const std::string& program);

@@ -1,30 +1,18 @@
 #include "compare_results.hpp"
 
-
 #include <iostream>
 #include <memory>
 #include <optional>
 #include <sstream>
 #include <vector>
 
+#include "common/number_checks.hpp"
 #include "common/tool.hpp"
 #include "compare/compare.hpp"
+#include "base/error.hpp"
 #include "base/io.hpp"
 
 namespace partikel::tools {
-
-namespace {
-
-// CLI::NonNegativeNumber would print DBL_MAX in its message; this says it plainly.
-const CLI::Validator non_negative(
-    [](std::string& text) {
-        double value = 0.0;
-        return CLI::detail::lexical_cast(text, value) && value >= 0.0 ? std::string()
-                                                                      : "must be a non-negative number, not " + text;
-    },
-    "NONNEGATIVE");
-
-}  // namespace
 
 int compare_results(std::span<const std::string> args) {
     Tool tool("compare-results",
@@ -42,17 +30,17 @@ int compare_results(std::span<const std::string> args) {
     app.add_option("A", path_a, "First input ('-': a particle stream on stdin)")->required();
     app.add_option("B", path_b, "Second input (the reference)")->required();
     app.add_option("--atol", options.tolerances.global.atol, "Absolute tolerance, in the column's unit")
-        ->check(non_negative)
+        ->check(finite_non_negative())
         ->capture_default_str();
     app.add_option("--rtol", options.tolerances.global.rtol, "Relative tolerance, of max(|a|,|b|)")
-        ->check(non_negative)
+        ->check(finite_non_negative())
         ->capture_default_str();
     // List options take one value per occurrence (commas split it), so that
     // `--key turn a.csv b.csv` leaves the inputs to A and B.
     app.add_option("--tol", tolerance_specs, "Per column NAME=ATOL:RTOL (repeatable; NAME or GROUP/NAME)")
         ->allow_extra_args(false);
     app.add_option("--rel-floor", options.elements.rel_floor, "Smallest magnitude dividing max_rel")
-        ->check(non_negative)
+        ->check(finite_non_negative())
         ->capture_default_str();
     app.add_flag("--nan-equal", options.elements.nan_equal, "NaN on both sides is equal");
     app.add_flag("--subset", options.subset, "Compare what both inputs have; the rest is no difference");
@@ -60,7 +48,7 @@ int compare_results(std::span<const std::string> args) {
         ->check(CLI::IsMember({"step", "time"}))
         ->capture_default_str();
     app.add_option("--time-tol", options.time_tolerance_s, "Frames pair when times differ by at most this [s]")
-        ->check(non_negative)
+        ->check(finite_non_negative())
         ->capture_default_str();
     app.add_option("--id-column", options.id_column, "Pair particles by this column when both have it")
         ->capture_default_str();
@@ -71,12 +59,12 @@ int compare_results(std::span<const std::string> args) {
     app.add_option("--quantiles", options.distribution.probabilities, "--stats: probabilities, e.g. 0.1,0.5,0.9")
         ->delimiter(',')
         ->allow_extra_args(false)
-        ->check(CLI::Range(0.0, 1.0));
+        ->check(number_in(0, 1));
     app.add_option("--ks-alpha", options.distribution.ks_alpha, "--stats: significance of the KS test")
-        ->check(CLI::Range(1e-300, 1.0))
+        ->check(number_above_at_most(0, 1))
         ->capture_default_str();
     app.add_option("--ks-max", options.distribution.ks_max, "--stats: fixed bound on the KS statistic D")
-        ->check(CLI::Range(0.0, 1.0));
+        ->check(number_in(0, 1));
     app.add_option("--min-psnr", options.min_psnr_db, "Images: a channel passes at this PSNR [dB] or more");
     app.add_option("--columns", options.only_columns, "Compare only these columns or channels")
         ->delimiter(',')
@@ -92,6 +80,8 @@ int compare_results(std::span<const std::string> args) {
     app.add_option("-o,--output", output, "Report file ('-': stdout)")->capture_default_str();
 
     return tool.run(std::vector<std::string>(args.begin(), args.end()), [&](Tool& t) {
+        refuse_terminal_stdin(path_a);
+        refuse_terminal_stdin(path_b);
         for (const std::string& spec : tolerance_specs) options.tolerances.add_spec(spec);
         options.frame_key = match == "time" ? compare::FrameKey::time : compare::FrameKey::step;
         std::optional<Progress> progress;   // made at the first frame, when the total is known
@@ -113,6 +103,8 @@ int compare_results(std::span<const std::string> args) {
             out->write(bytes.data(), bytes.size());
             out->commit();
         }
+        // Like cmp, a comparison that compared nothing is trouble, not a verdict.
+        if (report.unjudged()) throw Error("A and B have nothing in common to compare: " + report.coverage_text());
         return report.equal() ? 0 : 1;
     });
 }

@@ -7,6 +7,7 @@
 
 #include "base/error.hpp"
 #include "base/io.hpp"
+#include "common/number_checks.hpp"
 #include "common/tool.hpp"
 #include "formats/reader.hpp"
 #include "frnn/io/frame_search.hpp"
@@ -25,21 +26,21 @@ int frnn_build(std::span<const std::string> args) {
     std::size_t check = 1000;
     auto& app = tool.app();
     app.add_option("--group", o.group, "Particle group (default: the first with a position column)");
-    auto* radius = app.add_option("-r,--radius", o.radius_m, "Search radius r [m]")->check(CLI::PositiveNumber);
+    auto* radius = app.add_option("-r,--radius", o.radius_m, "Search radius r [m]")->check(finite_positive());
     auto* column = app.add_option("--radius-column", o.radius_column,
                                   "Radius from a column or attribute: r = factor * max (sph.h)");
     radius->excludes(column);
     app.add_option("--factor", o.factor, "With --radius-column: r = factor * max (2 for SPH's h)")
-        ->check(CLI::PositiveNumber)
+        ->check(finite_positive())
         ->capture_default_str();
     app.add_option("-m,--method", method, "cell (k = 0), verlet (r + skin, reusable) or subcell (k, search)")
         ->check(CLI::IsMember({"cell", "verlet", "subcell"}))
         ->capture_default_str();
-    app.add_option("-k,--k", o.k, "Subdivision: cell edge r / 2^k, 0..3 (subcell default 2)")->check(CLI::Range(0, 3));
+    app.add_option("-k,--k", o.k, "Subdivision: cell edge r / 2^k, 0..3 (subcell default 2)")->check(number_in(0, 3));
     app.add_option("-s,--search", search, "Cells searched: tight, ball, full, cube, sphere (subcell: sphere)")
         ->check(CLI::IsMember({"tight", "ball", "full", "cube", "sphere"}));
     app.add_option("--skin", o.skin_m, "Verlet skin [m] (default 0.1 r): lists hold pairs within r + skin")
-        ->check(CLI::NonNegativeNumber);
+        ->check(finite_non_negative());
     app.add_option("--periodic", o.periodic, "Periodic axes, e.g. xyz or xz (needs a domain)");
     app.add_option("--domain", o.domain, "Domain x0,y0,z0,x1,y1,z1 [m] (default: input attributes or bounds)")
         ->delimiter(',')
@@ -76,6 +77,7 @@ int frnn_build(std::span<const std::string> args) {
         frnn::FrameSearch searcher(backend, o);
         const auto provenance = run::make_provenance("frnn-build", t.command_line(), backend.describe());
 
+        refuse_terminal_stdin(t.options().input);
         auto reader = fmt::open_reader(t.options().input);
         std::unique_ptr<fmt::FrameWriter> writer;
         std::unique_ptr<OutputStream> stats_out;

@@ -127,7 +127,7 @@ int nbody_run(std::span<const std::string> args) {
     app.add_flag("--potential", sim_options.write_potential, "Frames also hold the potential (a second force pass)");
     std::optional<std::uint64_t> force_error;
     app.add_option("--force-error", force_error, "Print the start frame's force errors on K bodies and exit")
-        ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{2147483647}));
+        ->check(number_in(1, 2147483647));
 
     return tool.run(std::vector<std::string>(args.begin(), args.end()), [&](Tool& t) {
         run::RunOptions options;
@@ -139,6 +139,7 @@ int nbody_run(std::span<const std::string> args) {
             options = run_options(run_flags, t, "nbody-run");
         }
         Backend backend = t.open_backend();  // first: a bad --device is a usage error before any I/O
+        refuse_terminal_stdin(t.options().input);
         const fmt::Frame frame = run::read_start_frame(t.options().input, run_flags.start_frame);
         nbody::NbodyParams defaults;
         if (units) defaults.units = nbody::parse_unit_system(*units);

@@ -1,9 +1,8 @@
 #include "particle_convert.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
 
+#include "common/number_checks.hpp"
 #include "common/tool.hpp"
 #include "formats/reader.hpp"
 #include "formats/selection.hpp"
@@ -29,7 +28,9 @@ int particle_convert(std::span<const std::string> args) {
     app.add_option("--frames", frames, "Frames to keep: 3, 0:100:10, 5:, 1,4,9 (0-based, stop exclusive)");
     app.add_option("--groups", groups, "Groups to keep, in order; a:b renames: fluid,walls:boundary");
     app.add_option("--columns", columns, "Columns to keep, in order; a:b renames: position,density:rho");
-    app.add_option("-l,--level", w.zstd_level, "Stream: zstd level (-7..22; 1 fast, 3 default, 9+ small)")->capture_default_str();
+    app.add_option("-l,--level", w.zstd_level, "Stream: zstd level (-7..22; 1 fast, 3 default, 9+ small)")
+        ->check(number_in(-7, 22))
+        ->capture_default_str();
     app.add_flag("--no-shuffle", no_shuffle, "Stream: no byte-shuffle/delta filters");
     app.add_flag("--no-compress", no_compress, "Stream: store column blocks uncompressed");
     app.add_flag("--no-index", no_index, "Stream: no trailing frame index");
@@ -62,11 +63,22 @@ int particle_convert(std::span<const std::string> args) {
         std::optional<Encoding> encoding;
         if (!to.empty()) encoding = parse_encoding(to);
 
-        if (input == "-" && isatty(STDIN_FILENO))
-            throw UsageError("refusing to read particle data from a terminal (give a file, or redirect stdin)");
+        refuse_terminal_stdin(input);
         auto reader = open_reader(input);
-        auto writer = open_writer(output, w, encoding);
         const auto count = reader->frame_count();
+        // A selection past the end is a mistake, not an empty file: refused before any output,
+        // or (a pipe, whose length shows only at its end) after reading it.
+        const auto selects_none = [&] {
+            return UsageError("--frames " + frames + " selects none of the " +
+                              (count ? std::to_string(*count) + " " : std::string()) + "frames of " +
+                              (input == "-" ? std::string("stdin") : input));
+        };
+        if (count && !frame_selection.all()) {
+            std::uint64_t i = 0;
+            while (i < *count && !frame_selection.contains(i)) ++i;
+            if (i == *count) throw selects_none();
+        }
+        auto writer = open_writer(output, w, encoding);
         const auto end = frame_selection.end();
         double total = count ? static_cast<double>(*count) : 0.0;  // 0: unknown (a pipe)
         if (end && count) total = std::min(total, static_cast<double>(*end));
@@ -78,6 +90,7 @@ int particle_convert(std::span<const std::string> args) {
             ++written;
             progress.update(static_cast<double>(index + 1));
         });
+        if (written == 0 && !frame_selection.all()) throw selects_none();
         writer->finish();
         progress.finish();
         t.log().debug("wrote " + std::to_string(written) + " frames");

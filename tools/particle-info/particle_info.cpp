@@ -5,8 +5,6 @@
 #include <cstdio>
 #include <cstring>
 
-#include <unistd.h>
-
 #include "common/tool.hpp"
 #include "formats/reader.hpp"
 #include "formats/selection.hpp"
@@ -50,17 +48,44 @@ std::string attribute_text(const AttributeValue& value, bool json) {
 }
 
 
+using Attributes = decltype(Frame::attributes);
+
 struct Options {
     bool json = false;
     bool stats = true;
+    bool all_attributes = false;
     std::string frames;
 };
 
-void print_text(const Frame& f, std::uint64_t index, const Options& o) {
+// The attributes of a frame: all of them for the first frame shown (or with --all-attributes),
+// else only those that changed since the previous frame shown, and a count of the rest.
+std::string attributes_text(const Frame& f, const Attributes* previous, const Options& o) {
+    std::string out;
+    std::size_t unchanged = 0;
+    for (const auto& [key, value] : f.attributes) {
+        if (previous && !o.all_attributes) {
+            const auto before = previous->find(key);
+            if (before != previous->end() && before->second == value) {
+                ++unchanged;
+                continue;
+            }
+        }
+        out += "  " + key + " = " + attribute_text(value, false) + "\n";
+    }
+    if (previous && !o.all_attributes)
+        for (const auto& [key, value] : *previous)
+            if (!f.attributes.count(key)) out += "  " + key + " removed\n";
+    if (unchanged)
+        out += "  (" + std::to_string(unchanged) + " attribute" + (unchanged == 1 ? "" : "s") +
+               " as in the frame before; --all-attributes shows them)\n";
+    return out;
+}
+
+void print_text(const Frame& f, std::uint64_t index, const Attributes* previous, const Options& o) {
     const std::string time_unit = f.time_unit_si == 1.0 ? " s" : " x " + number(f.time_unit_si) + " s";
     std::string out = "frame " + std::to_string(index) + ": step " + std::to_string(f.step) + ", time " + number(f.time) + time_unit +
                       ", dt " + number(f.dt) + time_unit + ", " + std::to_string(f.particle_count()) + " particles\n";
-    for (const auto& [key, value] : f.attributes) out += "  " + key + " = " + attribute_text(value, false) + "\n";
+    out += attributes_text(f, previous, o);
     for (const auto& g : f.groups()) {
         out += "  group " + g.name() + ": " + std::to_string(g.count()) + " particles, " + std::to_string(g.columns().size()) +
                " columns\n";
@@ -140,6 +165,8 @@ int particle_info(std::span<const std::string> args) {
     tool.app().add_option("file", positional, "Input file (same as -i; '-': stdin)");
     tool.app().add_flag("--json", o.json, "Machine-readable JSON on stdout");
     tool.app().add_flag("--no-stats", no_stats, "Skip per-column min/max/mean (faster)");
+    tool.app().add_flag("--all-attributes", o.all_attributes,
+                        "Every frame's attributes (default: only changes)");
     tool.app().add_option("--frames", o.frames, "Frames to show: 3, 0:100:10, 5:, ... (0-based)");
     return tool.run(std::vector<std::string>(args.begin(), args.end()), [&](Tool& t) {
         o.stats = !no_stats;
@@ -147,8 +174,7 @@ int particle_info(std::span<const std::string> args) {
         if (!positional.empty() && t.options().input != "-")
             throw UsageError("give the input once: as -i FILE or as FILE");
         const auto selection = FrameSelection::parse(o.frames);
-        if (input == "-" && isatty(STDIN_FILENO))
-            throw UsageError("refusing to read particle data from a terminal (give a file, or redirect stdin)");
+        refuse_terminal_stdin(input);
         auto reader = open_reader(input);
         const auto count = reader->frame_count();
         if (o.json) {
@@ -159,9 +185,14 @@ int particle_info(std::span<const std::string> args) {
                         count ? (", " + std::to_string(*count) + (*count == 1 ? " frame" : " frames")).c_str() : "");
         }
         std::uint64_t shown = 0, last = 0;
+        Attributes previous;
         for_each_selected(*reader, selection, [&](std::uint64_t index, Frame& frame) {
-            if (o.json) print_json(frame, index, o, shown == 0);
-            else print_text(frame, index, o);
+            if (o.json) {
+                print_json(frame, index, o, shown == 0);
+            } else {
+                print_text(frame, index, shown == 0 ? nullptr : &previous, o);
+                previous = frame.attributes;
+            }
             ++shown;
             last = index + 1;
         });

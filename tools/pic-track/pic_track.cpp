@@ -230,6 +230,7 @@ int pic_track(std::span<const std::string> args) {
             if (bf.any_species() || bf.bunch_length_m)
                 throw UsageError("beam flags (--Z, --A, --energy, --intensity, --bunch-length) describe a generated beam: "
                                  "give --distribution, or none with -i");
+            refuse_terminal_stdin(t.options().input);
             pic::io::StartState start = pic::io::read_frame(run::read_start_frame(t.options().input, run_flags.start_frame));
             if (!start.parameters)
                 throw FormatError(t.options().input + ": the frame has no pic.* attributes (species, intensity)");

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "common/number_checks.hpp"
 #include "common/tool.hpp"
 #include "formats/reader.hpp"
 #include "run/provenance.hpp"
@@ -28,17 +29,17 @@ int sph_init(std::span<const std::string> args) {
     std::vector<float> box, domain;
     app.add_option("scene", scene, "Scene name (--list shows them)");
     app.add_flag("--list", list, "List the scenes and exit");
-    app.add_option("--dx", o.dx_m, "Particle spacing [m] (0: scene default)")->check(CLI::NonNegativeNumber);
+    app.add_option("--dx", o.dx_m, "Particle spacing [m] (0: scene default)")->check(finite_non_negative());
     app.add_option("--width", o.width_m, "dam-break: column width a [m]; still-tank: depth [m]")
-        ->check(CLI::NonNegativeNumber);
+        ->check(finite_non_negative());
     app.add_option("--hdx", o.hdx, "Smoothing length h = hdx * dx (default: the scene's, 1.5)")
-        ->check(CLI::PositiveNumber);
+        ->check(finite_positive());
     app.add_option("--coefh", o.coefh, "Smoothing length h = coefh * sqrt(3) * dx instead (DualSPHysics)")
-        ->check(CLI::NonNegativeNumber);
-    app.add_option("--c0", o.c0, "Sound speed [m/s] (0: 10 x the expected top speed)")->check(CLI::NonNegativeNumber);
+        ->check(finite_non_negative());
+    app.add_option("--c0", o.c0, "Sound speed [m/s] (0: 10 x the expected top speed)")->check(finite_non_negative());
     app.add_flag("--hydrostatic", o.hydrostatic, "Start from the hydrostatic density");
     app.add_option("--boundary-layers", o.boundary_layers, "Layers of boundary particles in tank walls (0: 3)")
-        ->check(CLI::Range(0, 16));
+        ->check(number_in(0, 16));
     app.add_flag("--periodic", o.periodic, "still-tank: periodic in x and z instead of side walls");
     app.add_option("--box", box, "box: fluid block x0,y0,z0,x1,y1,z1 [m]")->delimiter(',')->expected(6);
     app.add_option("--domain", domain, "box, sphere, column: domain x0,y0,z0,x1,y1,z1 [m]")
@@ -49,9 +50,9 @@ int sph_init(std::span<const std::string> args) {
         ->delimiter(',')
         ->expected(3);
     app.add_option("--radius", o.radius_m, "sphere, column: radius [m]")
-        ->check(CLI::PositiveNumber)
+        ->check(finite_positive())
         ->capture_default_str();
-    app.add_option("--height", o.height_m, "column: height [m]")->check(CLI::PositiveNumber)->capture_default_str();
+    app.add_option("--height", o.height_m, "column: height [m]")->check(finite_positive())->capture_default_str();
     std::string terrain_path;
     std::vector<int> terrain_size;
     float terrain_cell = 1.0f, terrain_scale = 1.0f, terrain_offset = 0.0f;

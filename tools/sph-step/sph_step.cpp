@@ -4,6 +4,7 @@
 
 #include "base/error.hpp"
 #include "common/run_flags.hpp"
+#include "common/number_checks.hpp"
 #include "common/tool.hpp"
 #include "formats/reader.hpp"
 #include "run/run_loop.hpp"
@@ -62,7 +63,7 @@ int sph_step(std::span<const std::string> args) {
     app.add_flag("--deterministic", deterministic, "Stable cell order: repeatable GPU runs");
     int grid_subdivision = sph::SolverOptions{}.grid_subdivision;
     app.add_option("--grid-subdivision", grid_subdivision, "Neighbour grid cells of edge 2h / 2^k (-1: by device and h/dx)")
-        ->check(CLI::Range(-1, 3))
+        ->check(number_in(-1, 3))
         ->capture_default_str();
     sph::SphParamOverrides overrides;
     add_override_flags(app, overrides);
@@ -70,6 +71,7 @@ int sph_step(std::span<const std::string> args) {
     return tool.run(std::vector<std::string>(args.begin(), args.end()), [&](Tool& t) {
         const run::RunOptions options = run_options(run_flags, t, "sph-step");
         Backend backend = t.open_backend();  // first: a bad --device is a usage error before any I/O
+        refuse_terminal_stdin(t.options().input);
         sph::SimulationFrame start = sph::read_frame(run::read_start_frame(t.options().input, run_flags.start_frame));
         overrides.apply(start.params);
         sph::validate(start.params);

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "base/error.hpp"
+#include "common/number_checks.hpp"
 #include "common/tool.hpp"
 #include "render/io/sequence.hpp"
 
@@ -53,10 +54,10 @@ int splat_render(std::span<const std::string> args) {
     app.add_flag("--preview", o.preview, "Also write an 8-bit PNG beside each EXR");
     app.add_option("--compression", compression, "EXR codec: none, rle, zips, zip or piz")->capture_default_str();
     app.add_option("--zip-level", o.exr.zip_level, "zlib level of zip/zips, 1 (fast) .. 9")
-        ->check(CLI::Range(1, 9))
+        ->check(number_in(1, 9))
         ->capture_default_str();
     app.add_option("--in-flight", o.frames_in_flight, "Images encoding while the next render (0: half the cores)")
-        ->check(CLI::Range(0, 64))
+        ->check(number_in(0, 64))
         ->capture_default_str();
 
     const char* camera = "Camera";
@@ -116,6 +117,7 @@ int splat_render(std::span<const std::string> args) {
         std::tie(s.width, s.height) = parse_size(size);
         s.colour_map = render::parse_colour_map(colour_map);
         o.exr.compression = image::parse_compression(compression);
+        refuse_terminal_stdin(t.options().input);
         o.input = t.options().input;
         o.profile = t.options().profile;
         o.selection.style = s.style;

@@ -28,9 +28,9 @@ refuse "mass unit without astro units" "--mass needs --units astro" plummer --ma
 refuse "unknown unit system" "--units" plummer --units cgs
 refuse "unknown shape" "--shape" uniform --shape torus
 refuse "eccentricity 1" "eccentricity must be in \[0, 1)" kepler --eccentricity 1
-refuse "NaN eccentricity" "expected a finite number >= 0, got nan" kepler --eccentricity nan
-refuse "infinite size" "expected a finite number > 0, got inf" uniform --size inf
-refuse "NaN inclination" "expected a finite number, got nan" galaxy-pair -n 600 --inclination nan
+refuse "NaN eccentricity" "--eccentricity must be a finite number (got nan)" kepler --eccentricity nan
+refuse "infinite size" "--size must be a finite number (got inf)" uniform --size inf
+refuse "NaN inclination" "--inclination must be a finite number (got nan)" galaxy-pair -n 600 --inclination nan
 refuse "negative virial ratio" "virial-ratio" uniform --virial-ratio -1
 refuse "mass cut 1" "mass cut must be in (0, 1)" plummer --mass-cut 1
 refuse "pericentre beyond the separation" "separation > pericentre" galaxy-pair -n 600 --pericenter 600

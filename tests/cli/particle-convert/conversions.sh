@@ -34,11 +34,11 @@ check "frame 2 of the h5" 0 particle-info --frames 2 --no-stats series.h5
 expect_text "h5 frame 2" out "frame 2: step 3"
 expect_text "group renamed" out "group water"
 check "fileBased" 0 sh -c 'cat s1.pks s2.pks s3.pks | particle-convert --file-based - run.h5'
-for s in 1 2 3; do [ -f run_$s.h5 ] || { echo "FAIL run_$s.h5 missing"; fail=1; }; done
+for s in 1 2 3; do [ -f run_00000$s.h5 ] || { echo "FAIL run_00000$s.h5 missing"; fail=1; }; done
 check "fileBased series read back" 0 particle-info --no-stats 'run_%T.h5'
 expect_text "series has three frames" out "3 frames"
 check "csv per frame with %T" 0 sh -c 'cat s1.pks s2.pks s3.pks | particle-convert - frame_%T.csv'
-[ -f frame_3.csv ] || { echo "FAIL frame_3.csv missing"; fail=1; }
+[ -f frame_000003.csv ] || { echo "FAIL frame_000003.csv missing"; fail=1; }
 check "two frames into one csv" 2 sh -c 'cat s1.pks s2.pks | particle-convert - two.csv'
 expect_error "two frames into one csv" particle-convert "%T"
 [ -e two.csv ] && { echo "FAIL two.csv left behind"; fail=1; }

@@ -26,7 +26,7 @@ expect_error "unknown extension" particle-convert 'unknown output extension ".xy
 check "csv to stdout" 2 particle-convert --to csv good.pks -
 expect_error "csv to stdout" particle-convert "stream format only"
 check "bad level" 2 particle-convert -l 40 good.pks out.pks
-expect_error "bad level" particle-convert "zstd level 40"
+expect_error "bad level" particle-convert "--level must be in -7..22 (got 40)"
 check "terminal" 2 script -qec "particle-convert $data/sample.csv" /dev/null
 if ! grep -q "particle-convert: error: refusing to write binary" out; then echo "FAIL terminal refusal:"; cat out; fail=1; fi
 check "--force writes to a terminal" 0 script -qec "particle-convert --force --no-compress $data/sample.csv > /dev/null" /dev/null

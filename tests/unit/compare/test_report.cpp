@@ -23,7 +23,7 @@ Report sample_report(bool pass) {
     section.time_b = 0.1;
     section.group = "fluid";
     section.matched_by = "id";
-    section.rows_a = section.rows_b = 3;
+    section.rows_a = section.rows_b = section.rows_compared = 3;
     ColumnResult density;
     density.name = "density";
     density.tolerance = {1e-3, 0.0};
@@ -36,6 +36,7 @@ Report sample_report(bool pass) {
     image_channel.psnr_db = std::numeric_limits<double>::infinity();
     section.columns.push_back(image_channel);
     report.sections.push_back(section);
+    report.coverage.frames_compared = report.coverage.groups_compared = 1;
     return report;
 }
 
@@ -51,6 +52,57 @@ TEST_CASE("the text report ends with the verdict") {
           std::string::npos);
     CHECK(different.str().find("id 7") != std::string::npos);
     CHECK(different.str().find("DIFF\n") != std::string::npos);
+}
+
+TEST_CASE("the text report says what was compared and what was skipped") {
+    Report report = sample_report(true);
+    report.subset = true;
+    report.coverage.frames_only_a = 2;
+    report.coverage.groups_only_b = 1;
+    report.sections[0].rows_only_b = 5;
+    report.notes = {"step 20: frame only in A", "step 30: frame only in A", "step 10: group 'walls' only in B"};
+    std::ostringstream text;
+    print_text(text, report);
+    CHECK(text.str().find("compared 1 frame, 1 group, 3 particles; only in A (skipped: --subset): 2 frames; "
+                          "only in B (skipped: --subset): 1 group, 5 particles\n") != std::string::npos);
+    CHECK(text.str().find("note: step 20: frame only in A\n") != std::string::npos);
+    CHECK(text.str().find("note: step 10: group 'walls' only in B\n") != std::string::npos);
+    CHECK(text.str().find("EQUAL within tolerance") != std::string::npos);
+}
+
+TEST_CASE("a report that compared nothing is neither EQUAL nor DIFFERENT") {
+    // --subset over inputs with no frame in common: every frame is a note, nothing a difference.
+    Report report;
+    report.kind = "particles";
+    report.subset = true;
+    report.coverage.frames_only_a = 1;
+    report.coverage.frames_only_b = 2;
+    report.notes = {"step 1: frame only in A"};
+    CHECK(report.nothing_compared());
+    CHECK(report.unjudged());
+    CHECK_FALSE(report.equal());
+    std::ostringstream text, json;
+    print_text(text, report);
+    print_json(json, report);
+    CHECK(text.str().find("NOTHING COMPARED") != std::string::npos);
+    CHECK(text.str().find("EQUAL") == std::string::npos);
+    CHECK(json.str().find("\"nothing_compared\":true") != std::string::npos);
+    CHECK(json.str().find("\"equal\":false") != std::string::npos);
+    // Two empty inputs compare nothing too.
+    Report empty;
+    empty.kind = "particles";
+    CHECK(empty.unjudged());
+    // Without --subset the one-sided frames are differences: DIFFERENT, not trouble.
+    report.subset = false;
+    report.mismatches = std::move(report.notes);
+    report.notes.clear();
+    CHECK_FALSE(report.unjudged());
+    CHECK_FALSE(report.equal());
+    // Empty groups on both sides are equal: nothing to pair, nothing left over.
+    Report groups = sample_report(true);
+    groups.sections[0].rows_a = groups.sections[0].rows_b = groups.sections[0].rows_compared = 0;
+    groups.sections[0].columns.clear();
+    CHECK(groups.equal());
 }
 
 TEST_CASE("differences_only leaves out the sections that pass") {

@@ -68,16 +68,16 @@ TEST_CASE("fileBased series, zstd filter 32015 and no compression round trip") {
         WriterOptions o;
         o.hdf5_file_based = true;
         write_all(dir.file("run.h5"), frames, o);
-        CHECK(std::filesystem::exists(dir.file("run_0.h5")));
-        CHECK(std::filesystem::exists(dir.file("run_20.h5")));
+        CHECK(std::filesystem::exists(dir.file("run_000000.h5")));
+        CHECK(std::filesystem::exists(dir.file("run_000020.h5")));
         CHECK(std::filesystem::exists(dir.file("run.xmf")));
         const auto back = read_all(dir.file("run_%T.h5"));
         REQUIRE(back.size() == 3);
         CHECK(difference(frames[1], back[2]) == "");
-        const auto one = read_all(dir.file("run_10.h5"));
+        const auto one = read_all(dir.file("run_000010.h5"));
         REQUIRE(one.size() == 1);
         CHECK(difference(frames[2], one[0]) == "");
-        h5::Id file(H5Fopen(dir.file("run_20.h5").c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+        h5::Id file(H5Fopen(dir.file("run_000020.h5").c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
         CHECK(h5::read_string(file, "iterationEncoding") == "fileBased");
         CHECK(h5::read_string(file, "iterationFormat") == "run_%T.h5");
     }

@@ -2,6 +2,7 @@
 
 #include <fstream>
 
+#include "formats/encodings.hpp"
 #include "formats/reader.hpp"
 #include "formats/selection.hpp"
 #include "sample_frames.hpp"
@@ -77,8 +78,16 @@ TEST_CASE("one-frame encodings refuse a second frame or several groups without %
     per_frame->write(sph_frame(3, 1));
     per_frame->write(sph_frame(3, 2));
     per_frame->finish();
-    CHECK(std::filesystem::exists(dir.file("f_1.ply")));
-    CHECK(std::filesystem::exists(dir.file("f_2.ply")));
+    CHECK(std::filesystem::exists(dir.file("f_000001.ply")));
+    CHECK(std::filesystem::exists(dir.file("f_000002.ply")));
+}
+
+TEST_CASE("%T is the step zero-padded, so that a run's file names sort in step order") {
+    CHECK(expand_step_pattern("frame_%T.csv", 4) == "frame_000004.csv");
+    CHECK(expand_step_pattern("frame_%T.csv", 12) == "frame_000012.csv");
+    CHECK(expand_step_pattern("frame_%T.csv", 4) < expand_step_pattern("frame_%T.csv", 12));
+    CHECK(expand_step_pattern("run_%T.h5", 1234567) == "run_1234567.h5");
+    CHECK(expand_step_pattern("plain.csv", 3) == "plain.csv");
 }
 
 TEST_CASE("frame selection follows Python slices") {
