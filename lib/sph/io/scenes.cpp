@@ -119,7 +119,7 @@ Scene still_tank(const SceneOptions& o) {
     return s;
 }
 
-float terrain_at(const HeightField& t, float x, float z);
+float terrain_at(const SphParams& p, float x, float z);
 
 // A block, sphere or vertical column of fluid in a domain bounded by repulsive walls (no
 // boundary particles), above the terrain if one is given.
@@ -136,7 +136,7 @@ Scene fluid_shape(const SceneOptions& o, Vec3f lo, Vec3f hi, const std::function
     p.c0 = default_c0(o, std::sqrt(2.0f * 9.81f * (hi.y - o.domain_min.y)));
     p.terrain = o.terrain;
     fill(s.particles, lo, hi, p.dx_m, ParticleKind::fluid, p.rho0, p.lattice_mass_kg(), [&](Vec3f q) {
-        return inside(q) && (p.terrain.empty() || q.y > terrain_at(p.terrain, q.x, q.z) + 0.5f * p.dx_m);
+        return inside(q) && (p.terrain.empty() || q.y > terrain_at(p, q.x, q.z) + 0.5f * p.dx_m);
     });
     if (o.hydrostatic) set_hydrostatic_density(s.particles, p, hi.y);
     return s;
@@ -218,10 +218,10 @@ HeightField sample_terrain(const SphParams& p, float cell, const std::function<f
     return t;
 }
 
-// The ground height at (x, z): the bilinear interpolant the solver's boundary volumes use.
-float terrain_at(const HeightField& t, float x, float z) {
+// The ground height at (x, z) as the solver's boundary volumes sample it.
+float terrain_at(const SphParams& p, float x, float z) {
     float dhdx, dhdz;
-    return terrain_view(t.height_m.data(), t).height_at(x, z, dhdx, dhdz);
+    return terrain_view(p.terrain.height_m.data(), p.terrain, p.terrain_contact.tile_m).height_at(x, z, dhdx, dhdz);
 }
 
 // Werner (2015)'s single-GPU test scene: a coastal section, ~200 x 110 x 200 m, a beach rising along
@@ -245,7 +245,7 @@ Scene coastal(const SceneOptions& o) {
         return beach + 3.0f * std::sin(z * 0.05f);
     });
     fill(s.particles, p.domain_min, {p.domain_max.x, water, p.domain_max.z}, p.dx_m, ParticleKind::fluid, p.rho0,
-         p.lattice_mass_kg(), [&](Vec3f q) { return q.y > terrain_at(p.terrain, q.x, q.z) + 0.5f * p.dx_m; });
+         p.lattice_mass_kg(), [&](Vec3f q) { return q.y > terrain_at(p, q.x, q.z) + 0.5f * p.dx_m; });
     set_hydrostatic_density(s.particles, p, water);  // the sea starts at rest
     return s;
 }
@@ -266,7 +266,7 @@ Scene inclined_plane(const SceneOptions& o) {
     p.terrain = !o.terrain.empty() ? o.terrain : sample_terrain(p, size.z, [](float, float z) { return 0.25f * z; });
     const float water = 1.0f;
     fill(s.particles, p.domain_min, {size.x, water, size.z}, p.dx_m, ParticleKind::fluid, p.rho0, p.lattice_mass_kg(),
-         [&](Vec3f q) { return q.y > terrain_at(p.terrain, q.x, q.z) + 0.5f * p.dx_m; });
+         [&](Vec3f q) { return q.y > terrain_at(p, q.x, q.z) + 0.5f * p.dx_m; });
     return s;
 }
 
