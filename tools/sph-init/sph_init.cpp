@@ -96,6 +96,11 @@ int sph_init(std::span<const std::string> args) {
         if (!terrain_path.empty())
             o.terrain = sph::load_height_field(terrain_path, terrain_size, terrain_cell, terrain_scale, terrain_offset,
                                                o.domain_min.x, o.domain_min.z);
+        {
+            sph::SphParams check;  // bad terrain contact values fail before the scene is built
+            contact.apply(check);
+            sph::validate(check);
+        }
         if (release.size() == 4) std::copy(release.begin(), release.end(), o.release_m.begin());
         sph::Scene s = sph::make_scene(scene, o);
         contact.apply(s.params);

@@ -318,15 +318,23 @@ Scene avalanche(const SceneOptions& o) {
     for (float x = x0; x <= x1; x += p.dx_m)
         for (float z = z0; z <= z1; z += p.dx_m) top = std::max(top, terrain_at(p, x, z));
     p.c0 = default_c0(o, std::sqrt(2.0f * 9.81f * (top + thickness - (p.domain_min.y + 10.0f))));
-    // Lattice points within `thickness` of the ground along its normal: 0 < (y - ground) n_y <= t.
+    // Lattice points within `thickness` of the ground along its normal, 0.5 dx < (y - ground)
+    // n_y <= t, column by column (a steep or tall terrain would make the bounding box huge).
     const TerrainView view = terrain_view(p.terrain.height_m.data(), p.terrain, p.terrain_contact.tile_m);
-    fill(s.particles, {x0, p.domain_min.y, z0}, {x1, top + 2.0f * thickness, z1}, p.dx_m, ParticleKind::fluid, p.rho0,
-         p.lattice_mass_kg(), [&](Vec3f q) {
-             float gx, gz;
-             const float ground = view.height_at(q.x, q.z, gx, gz);
-             const float above = (q.y - ground) / std::sqrt(1.0f + gx * gx + gz * gz);
-             return above > 0.5f * p.dx_m && above <= thickness;
-         });
+    const float dx = p.dx_m, mass = p.lattice_mass_kg();
+    for (float z = z0 + 0.5f * dx; z < z1; z += dx)
+        for (float x = x0 + 0.5f * dx; x < x1; x += dx) {
+            float gx, gz;
+            const float ground = view.height_at(x, z, gx, gz);
+            const float stretch = std::sqrt(1.0f + gx * gx + gz * gz);  // 1 / n_y
+            const float first = std::floor((ground + 0.5f * dx * stretch - p.domain_min.y) / dx);
+            for (float j = first;; j += 1.0f) {
+                const float y = p.domain_min.y + (j + 0.5f) * dx;
+                const float above = (y - ground) / stretch;
+                if (above > thickness) break;
+                if (above > 0.5f * dx) s.particles.add({x, y, z}, {0.0f, 0.0f, 0.0f}, p.rho0, mass, ParticleKind::fluid);
+            }
+        }
     return s;
 }
 
