@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "formats/encodings.hpp"
+#include "formats/held.hpp"
 #include "formats/stream/stream.hpp"
 
 namespace partikel::fmt {
@@ -56,7 +57,9 @@ std::string extension_of(const std::string& path) {
 
 }  // namespace
 
-std::unique_ptr<FrameReader> open_reader(const std::string& path) {
+namespace {
+
+std::unique_ptr<FrameReader> open_encoding_reader(const std::string& path) {
     // A fileBased openPMD series is named by its pattern; there is no single file to sniff.
     if (path != "-" && path.find("%T") != std::string::npos) return make_hdf5_reader(path);
     auto in = InputStream::open(path);
@@ -81,12 +84,18 @@ std::unique_ptr<FrameReader> open_reader(const std::string& path) {
     throw FormatError(in->name() + ": not a Partikel stream, HDF5 or CSV file (unknown magic bytes)");
 }
 
+}  // namespace
+
+// Every reader restores held groups (held.hpp), so that every frame is complete.
+std::unique_ptr<FrameReader> open_reader(const std::string& path) { return restore_held_groups(open_encoding_reader(path)); }
+
 std::unique_ptr<FrameWriter> open_writer(const std::string& path, const WriterOptions& options,
                                          std::optional<Encoding> encoding) {
+    // Files of many frames store held groups once (held.hpp); one-frame files keep them whole.
     if (path == "-" || path.empty()) {
         if (encoding && *encoding != Encoding::stream)
             throw UsageError("standard output carries the stream format only, not " + std::string(encoding_name(*encoding)));
-        return make_stream_writer(OutputStream::open("-", true, options.force), options);
+        return store_held_groups_once(make_stream_writer(OutputStream::open("-", true, options.force), options));
     }
     if (!encoding) {
         const std::string ext = extension_of(path);
@@ -99,8 +108,10 @@ std::unique_ptr<FrameWriter> open_writer(const std::string& path, const WriterOp
         }
     }
     switch (*encoding) {
-    case Encoding::stream: return make_stream_writer(OutputStream::open(path, true, options.force), options);
-    case Encoding::hdf5: return make_hdf5_writer(path, options);
+    case Encoding::stream: return store_held_groups_once(make_stream_writer(OutputStream::open(path, true, options.force), options));
+    case Encoding::hdf5:
+        if (options.hdf5_file_based) return make_hdf5_writer(path, options);
+        return store_held_groups_once(make_hdf5_writer(path, options));
     case Encoding::csv: return make_csv_writer(path, options);
     case Encoding::vtk: return make_vtk_writer(path);
     case Encoding::ply: return make_ply_writer(path);

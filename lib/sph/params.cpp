@@ -38,6 +38,8 @@ constexpr std::array<std::pair<std::string_view, DensityDiffusion>, 3> kDiffusio
      {"fourtakas", DensityDiffusion::fourtakas}}};
 constexpr std::array<std::pair<std::string_view, Face>, 3> kFaces{
     {{"open", Face::open}, {"wall", Face::wall}, {"periodic", Face::periodic}}};
+constexpr std::array<std::pair<std::string_view, TerrainLaw>, 2> kTerrainLaws{
+    {{"repulsive", TerrainLaw::repulsive}, {"penalty", TerrainLaw::penalty}}};
 
 }  // namespace
 
@@ -46,6 +48,8 @@ std::string_view to_string(DensityScheme v) { return enum_name(v, kDensity); }
 std::string_view to_string(Integrator v) { return enum_name(v, kIntegrators); }
 std::string_view to_string(DensityDiffusion v) { return enum_name(v, kDiffusion); }
 std::string_view to_string(Face v) { return enum_name(v, kFaces); }
+std::string_view to_string(TerrainLaw v) { return enum_name(v, kTerrainLaws); }
+TerrainLaw parse_terrain_law(std::string_view s) { return parse_enum(s, kTerrainLaws, "terrain law"); }
 KernelKind parse_kernel(std::string_view s) { return parse_enum(s, kKernels, "kernel"); }
 DensityScheme parse_density_scheme(std::string_view s) { return parse_enum(s, kDensity, "density scheme"); }
 Integrator parse_integrator(std::string_view s) { return parse_enum(s, kIntegrators, "integrator"); }
@@ -105,6 +109,9 @@ void validate(const SphParams& p) {
                     p.terrain.height_m.size() == std::size_t(p.terrain.nx) * std::size_t(p.terrain.nz) &&
                     p.terrain.cell_m > 0,
                 "terrain: need nx, nz >= 2, nx * nz heights and a positive cell size");
+    const TerrainContact& c = p.terrain_contact;
+    require(c.stiffness >= 0 && c.damping >= 0 && c.friction >= 0 && c.friction_height_m >= 0 && c.tile_m >= 0,
+            "terrain stiffness, damping, friction, friction height and tile size must not be negative");
 }
 
 }  // namespace partikel::sph

@@ -35,13 +35,33 @@ struct BoundaryMotion {
     float period_s = 1.0f;
 };
 
-// A height field y = height(x, z) on a regular grid (bilinear), bounding the fluid from below
-// with the same repulsive law as the walls.
+// A height field y = height(x, z) on a regular grid, bounding the fluid from below (the contact
+// law and the sampling: TerrainContact).
 struct HeightField {
     std::vector<float> height_m;  // nx * nz values, row-major in z (index = iz * nx + ix)
     int nx = 0, nz = 0;
     float x0_m = 0.0f, z0_m = 0.0f, cell_m = 1.0f;
     bool empty() const { return height_m.empty(); }
+};
+
+// How particles meet the terrain (sph/boundary.hpp, docs/SPH.md "Terrain"):
+// repulsive: the walls' law, K = wall_stiffness (c0/h)^2, D = wall_damping 2 sqrt(K);
+// penalty: Sandvik (2021, eq. 4.24, its damping sign corrected) with constants of its own,
+//     a = K_s d n - K_d (v . n) n for a penetration depth d > 0.
+// Either law adds the friction of Sandvik (2021, eq. 4.25), a = -K_f (v - n (v . n)), to particles
+// less than friction_height above the ground (or below it). Accelerations (per unit mass), as
+// Sandvik applies them.
+enum class TerrainLaw { repulsive, penalty };
+struct TerrainContact {
+    TerrainLaw law = TerrainLaw::repulsive;
+    float stiffness = 2000.0f;       // K_s (penalty), 1/s^2
+    float damping = 100.0f;          // K_d (penalty), 1/s
+    float friction = 0.0f;           // K_f, 1/s; 0: no friction
+    float friction_height_m = 0.0f;  // friction acts below this height above the ground
+    // Sampling: 0 bilinear heights with normals from central differences at the samples,
+    // interpolated bilinearly (no tile edges); > 0 Sandvik's tiles of this edge: one height per
+    // tile (the mean of its four corners) and one normal (central differences across the tile).
+    float tile_m = 0.0f;
 };
 
 struct SphParams {
@@ -87,6 +107,7 @@ struct SphParams {
     WaveMaker wave_maker;
     BoundaryMotion boundary_motion;
     HeightField terrain;
+    TerrainContact terrain_contact;
 
     // Mass of a particle on the initial lattice, rho0 dx^3 (kg).
     float lattice_mass_kg() const { return rho0 * dx_m * dx_m * dx_m; }
@@ -108,6 +129,8 @@ std::string_view to_string(DensityScheme v);
 std::string_view to_string(Integrator v);
 std::string_view to_string(DensityDiffusion v);
 std::string_view to_string(Face v);
+std::string_view to_string(TerrainLaw v);
+TerrainLaw parse_terrain_law(std::string_view s);  // "repulsive" or "penalty"; UsageError otherwise
 KernelKind parse_kernel(std::string_view s);  // UsageError on an unknown name
 DensityScheme parse_density_scheme(std::string_view s);
 Integrator parse_integrator(std::string_view s);

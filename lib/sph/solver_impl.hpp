@@ -172,7 +172,15 @@ inline BoundaryVolumes boundary_volumes(const SolverState& s, double t) {
         v.wave_offset = inward * float(p.wave_maker.amplitude_m * std::sin(omega * t));
         v.wave_velocity = inward * float(p.wave_maker.amplitude_m * omega * std::cos(omega * t));
     }
-    if (!p.terrain.empty()) v.terrain = terrain_view(s.terrain_height.data(), p.terrain);
+    if (!p.terrain.empty()) {
+        const TerrainContact& c = p.terrain_contact;
+        v.terrain = terrain_view(s.terrain_height.data(), p.terrain, c.tile_m);
+        v.terrain_law = c.law;
+        v.Ks = c.stiffness;
+        v.Kd = c.damping;
+        v.Kf = c.friction;
+        v.friction_height = c.friction_height_m;
+    }
     return v;
 }
 

@@ -1,9 +1,11 @@
 #include "sph_init.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <vector>
 
 #include "common/number_checks.hpp"
+#include "common/sph_terrain_flags.hpp"
 #include "common/tool.hpp"
 #include "formats/reader.hpp"
 #include "run/provenance.hpp"
@@ -67,6 +69,19 @@ int sph_init(std::span<const std::string> args) {
     app.add_option("--terrain-offset", terrain_offset, "Height of sample 0 [m]")
         ->capture_default_str()
         ->group("Terrain");
+    app.add_option("--terrain-tile", o.terrain_tile_m, "Sample the terrain in tiles of this edge [m] (0: bilinear)")
+        ->check(finite_non_negative())
+        ->group("Terrain");
+    sph::SphParamOverrides contact;
+    add_terrain_contact_flags(app, contact, false);  // the tile: before placing particles
+    std::vector<float> release;
+    app.add_option("--release", release, "avalanche, river: release zone X0,Z0,X1,Z1 [m] (default: the scene's)")
+        ->delimiter(',')
+        ->expected(4)
+        ->group("Terrain");
+    app.add_option("--thickness", o.thickness_m, "avalanche: slab thickness; river: water depth [m] (0: default)")
+        ->check(finite_non_negative())
+        ->group("Terrain");
 
     return tool.run(std::vector<std::string>(args.begin(), args.end()), [&](Tool& t) {
         if (list) {
@@ -82,7 +97,15 @@ int sph_init(std::span<const std::string> args) {
         if (!terrain_path.empty())
             o.terrain = sph::load_height_field(terrain_path, terrain_size, terrain_cell, terrain_scale, terrain_offset,
                                                o.domain_min.x, o.domain_min.z);
-        const sph::Scene s = sph::make_scene(scene, o);
+        {
+            sph::SphParams check;  // bad terrain contact values fail before the scene is built
+            contact.apply(check);
+            sph::validate(check);
+        }
+        if (release.size() == 4) std::copy(release.begin(), release.end(), o.release_m.begin());
+        sph::Scene s = sph::make_scene(scene, o);
+        contact.apply(s.params);
+        sph::validate(s.params);
         fmt::Frame frame = sph::make_frame(s.particles, s.params, 0, 0.0, 0.0);
         run::add_provenance(run::make_provenance("sph-init", t.command_line(), "host"), frame);
         frame.attributes["sph.scene"] = scene;

@@ -5,6 +5,7 @@
 #include "base/error.hpp"
 #include "common/run_flags.hpp"
 #include "common/number_checks.hpp"
+#include "common/sph_terrain_flags.hpp"
 #include "common/tool.hpp"
 #include "formats/reader.hpp"
 #include "run/run_loop.hpp"
@@ -44,6 +45,7 @@ void add_override_flags(CLI::App& app, sph::SphParamOverrides& o) {
         ->group("Boundaries");
     app.add_option("--wave-amplitude", o.wave_amplitude, "Wave maker amplitude [m]")->group("Boundaries");
     app.add_option("--wave-period", o.wave_period, "Wave maker period [s]")->group("Boundaries");
+    add_terrain_contact_flags(app, o, true);
 }
 
 }  // namespace

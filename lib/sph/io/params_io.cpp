@@ -1,9 +1,12 @@
 #include "sph/io/params_io.hpp"
 
+#include <algorithm>
 #include <functional>
 #include <variant>
 
 #include "base/error.hpp"
+#include "base/units.hpp"
+#include "formats/held.hpp"
 
 namespace partikel::sph {
 
@@ -50,6 +53,11 @@ const RealParam kReals[] = {
     {"sph.wave_maker.amplitude", PK_FIELD(wave_maker.amplitude_m)},
     {"sph.wave_maker.period", PK_FIELD(wave_maker.period_s)},
     {"sph.boundary_motion.period", PK_FIELD(boundary_motion.period_s)},
+    {"sph.terrain.stiffness", PK_FIELD(terrain_contact.stiffness)},
+    {"sph.terrain.damping", PK_FIELD(terrain_contact.damping)},
+    {"sph.terrain.friction", PK_FIELD(terrain_contact.friction)},
+    {"sph.terrain.friction_height", PK_FIELD(terrain_contact.friction_height_m)},
+    {"sph.terrain.tile", PK_FIELD(terrain_contact.tile_m)},
 };
 const IntParam kInts[] = {
     {"sph.shepard_every", PK_FIELD(shepard_every)},
@@ -74,6 +82,8 @@ const NamedParam kNamed[] = {
      [](SphParams& p, const std::string& s) { p.integrator = parse_integrator(s); }},
     {"sph.faces", [](const SphParams& p) { return faces_to_string(p.faces); },
      [](SphParams& p, const std::string& s) { p.faces = parse_faces(s); }},
+    {"sph.terrain.law", [](const SphParams& p) { return std::string(to_string(p.terrain_contact.law)); },
+     [](SphParams& p, const std::string& s) { p.terrain_contact.law = parse_terrain_law(s); }},
 };
 
 const fmt::AttributeValue* find(const fmt::Frame& frame, const char* key) {
@@ -105,7 +115,11 @@ void write_attributes(const SphParams& params, fmt::Frame& frame) {
         a["sph.terrain.x0"] = double(p.terrain.x0_m);
         a["sph.terrain.z0"] = double(p.terrain.z0_m);
         a["sph.terrain.cell"] = double(p.terrain.cell_m);
-        a["sph.terrain.height"] = std::vector<double>(p.terrain.height_m.begin(), p.terrain.height_m.end());
+        // The heights are the same in every frame: a held group, stored once per file.
+        fmt::Group& g = frame.add_group(std::string(kTerrainGroup), p.terrain.height_m.size());
+        fmt::Column& heights = g.add_column("height", ScalarType::f32, 1, units::length);
+        std::copy(p.terrain.height_m.begin(), p.terrain.height_m.end(), heights.values<float>().begin());
+        fmt::mark_held(frame, kTerrainGroup);
     }
 }
 
@@ -126,15 +140,33 @@ SphParams read_attributes(const fmt::Frame& frame, SphParams p) {
             if (!s) throw FormatError(std::string("attribute ") + r.key + " is not text");
             r.read(p, *s);
         }
-    if (const auto* heights = find(frame, "sph.terrain.height")) {
-        auto* h = std::get_if<std::vector<double>>(heights);
-        if (!h) throw FormatError("attribute sph.terrain.height is not a vector");
-        for (const auto& [key, out] : {std::pair{"sph.terrain.nx", &p.terrain.nx}, std::pair{"sph.terrain.nz", &p.terrain.nz}})
-            if (const auto* v = find(frame, key)) *out = static_cast<int>(number(*v, key));
+    const fmt::Group* group = frame.find_group(kTerrainGroup);
+    const auto* legacy = find(frame, "sph.terrain.height");  // frames before held groups
+    if (group || legacy || find(frame, "sph.terrain.nx")) {
+        for (const auto& [key, out] : {std::pair{"sph.terrain.nx", &p.terrain.nx}, std::pair{"sph.terrain.nz", &p.terrain.nz}}) {
+            const auto* v = find(frame, key);
+            if (!v) throw FormatError(std::string("terrain without attribute ") + key);
+            *out = static_cast<int>(number(*v, key));
+        }
         for (const auto& [key, out] : {std::pair{"sph.terrain.x0", &p.terrain.x0_m}, std::pair{"sph.terrain.z0", &p.terrain.z0_m},
                                        std::pair{"sph.terrain.cell", &p.terrain.cell_m}})
             if (const auto* v = find(frame, key)) *out = static_cast<float>(number(*v, key));
-        p.terrain.height_m.assign(h->begin(), h->end());
+        if (group) {
+            const fmt::Column* heights = group->find("height");
+            if (!heights || heights->type() != ScalarType::f32 || heights->components() != 1)
+                throw FormatError("group terrain has no f32 column 'height'");
+            const auto values = heights->values<float>();
+            p.terrain.height_m.assign(values.begin(), values.end());
+        } else if (legacy) {
+            auto* h = std::get_if<std::vector<double>>(legacy);
+            if (!h) throw FormatError("attribute sph.terrain.height is not a vector");
+            p.terrain.height_m.assign(h->begin(), h->end());
+        } else {
+            throw FormatError("the frame names a terrain (sph.terrain.nx) but holds no group terrain");
+        }
+        if (p.terrain.height_m.size() != std::size_t(std::max(p.terrain.nx, 0)) * std::size_t(std::max(p.terrain.nz, 0)))
+            throw FormatError("terrain: " + std::to_string(p.terrain.height_m.size()) + " heights for " +
+                              std::to_string(p.terrain.nx) + " x " + std::to_string(p.terrain.nz) + " samples");
     }
     return p;
 }
@@ -164,6 +196,12 @@ void SphParamOverrides::apply(SphParams& p) const {
     if (wave_face) p.wave_maker.face = *wave_face;
     if (wave_amplitude) p.wave_maker.amplitude_m = *wave_amplitude;
     if (wave_period) p.wave_maker.period_s = *wave_period;
+    if (terrain_law) p.terrain_contact.law = parse_terrain_law(*terrain_law);
+    if (terrain_stiffness) p.terrain_contact.stiffness = *terrain_stiffness;
+    if (terrain_damping) p.terrain_contact.damping = *terrain_damping;
+    if (terrain_friction) p.terrain_contact.friction = *terrain_friction;
+    if (terrain_friction_height) p.terrain_contact.friction_height_m = *terrain_friction_height;
+    if (terrain_tile) p.terrain_contact.tile_m = *terrain_tile;
 }
 
 }  // namespace partikel::sph

@@ -119,7 +119,7 @@ Scene still_tank(const SceneOptions& o) {
     return s;
 }
 
-float terrain_at(const HeightField& t, float x, float z);
+float terrain_at(const SphParams& p, float x, float z);
 
 // A block, sphere or vertical column of fluid in a domain bounded by repulsive walls (no
 // boundary particles), above the terrain if one is given.
@@ -135,8 +135,9 @@ Scene fluid_shape(const SceneOptions& o, Vec3f lo, Vec3f hi, const std::function
             throw UsageError("the fluid must lie inside the domain");
     p.c0 = default_c0(o, std::sqrt(2.0f * 9.81f * (hi.y - o.domain_min.y)));
     p.terrain = o.terrain;
+    p.terrain_contact.tile_m = o.terrain_tile_m;
     fill(s.particles, lo, hi, p.dx_m, ParticleKind::fluid, p.rho0, p.lattice_mass_kg(), [&](Vec3f q) {
-        return inside(q) && (p.terrain.empty() || q.y > terrain_at(p.terrain, q.x, q.z) + 0.5f * p.dx_m);
+        return inside(q) && (p.terrain.empty() || q.y > terrain_at(p, q.x, q.z) + 0.5f * p.dx_m);
     });
     if (o.hydrostatic) set_hydrostatic_density(s.particles, p, hi.y);
     return s;
@@ -218,10 +219,10 @@ HeightField sample_terrain(const SphParams& p, float cell, const std::function<f
     return t;
 }
 
-// The ground height at (x, z): the bilinear interpolant the solver's boundary volumes use.
-float terrain_at(const HeightField& t, float x, float z) {
+// The ground height at (x, z) as the solver's boundary volumes sample it.
+float terrain_at(const SphParams& p, float x, float z) {
     float dhdx, dhdz;
-    return terrain_view(t.height_m.data(), t).height_at(x, z, dhdx, dhdz);
+    return terrain_view(p.terrain.height_m.data(), p.terrain, p.terrain_contact.tile_m).height_at(x, z, dhdx, dhdz);
 }
 
 // Werner (2015)'s single-GPU test scene: a coastal section, ~200 x 110 x 200 m, a beach rising along
@@ -244,8 +245,9 @@ Scene coastal(const SceneOptions& o) {
         const float beach = x < 80.0f ? 20.0f : 20.0f + (x - 80.0f) * 0.4f;
         return beach + 3.0f * std::sin(z * 0.05f);
     });
+    p.terrain_contact.tile_m = o.terrain_tile_m;
     fill(s.particles, p.domain_min, {p.domain_max.x, water, p.domain_max.z}, p.dx_m, ParticleKind::fluid, p.rho0,
-         p.lattice_mass_kg(), [&](Vec3f q) { return q.y > terrain_at(p.terrain, q.x, q.z) + 0.5f * p.dx_m; });
+         p.lattice_mass_kg(), [&](Vec3f q) { return q.y > terrain_at(p, q.x, q.z) + 0.5f * p.dx_m; });
     set_hydrostatic_density(s.particles, p, water);  // the sea starts at rest
     return s;
 }
@@ -264,9 +266,100 @@ Scene inclined_plane(const SceneOptions& o) {
     p.faces = {Face::wall, Face::wall, Face::wall, Face::open, Face::wall, Face::wall};
     // A plane: 2 x 2 samples are exact for the bilinear interpolation.
     p.terrain = !o.terrain.empty() ? o.terrain : sample_terrain(p, size.z, [](float, float z) { return 0.25f * z; });
+    p.terrain_contact.tile_m = o.terrain_tile_m;
     const float water = 1.0f;
     fill(s.particles, p.domain_min, {size.x, water, size.z}, p.dx_m, ParticleKind::fluid, p.rho0, p.lattice_mass_kg(),
-         [&](Vec3f q) { return q.y > terrain_at(p.terrain, q.x, q.z) + 0.5f * p.dx_m; });
+         [&](Vec3f q) { return q.y > terrain_at(p, q.x, q.z) + 0.5f * p.dx_m; });
+    return s;
+}
+
+// The domain over a loaded terrain: its x-z extent, from headroom_m below its lowest point to
+// headroom_m above its highest; walls on the sides, the top open.
+void domain_over_terrain(SphParams& p, const HeightField& t, float headroom_m) {
+    if (t.empty()) throw UsageError("this scene needs a terrain (--terrain; examples/avalanche ships one)");
+    const auto [lo, hi] = std::minmax_element(t.height_m.begin(), t.height_m.end());
+    p.terrain = t;
+    p.domain_min = {t.x0_m, *lo - headroom_m, t.z0_m};
+    p.domain_max = {t.x0_m + float(t.nx - 1) * t.cell_m, *hi + headroom_m, t.z0_m + float(t.nz - 1) * t.cell_m};
+    p.faces = {Face::wall, Face::wall, Face::wall, Face::open, Face::wall, Face::wall};
+}
+
+// The release zone x0, z0, x1, z1 of the options, else `fallback`; inside the domain.
+std::array<float, 4> release_zone(const SceneOptions& o, const SphParams& p, std::array<float, 4> fallback) {
+    const bool given = std::any_of(o.release_m.begin(), o.release_m.end(), [](float v) { return v != 0.0f; });
+    const std::array<float, 4> r = given ? o.release_m : fallback;
+    if (!(r[0] < r[2] && r[1] < r[3] && r[0] >= p.domain_min.x && r[2] <= p.domain_max.x && r[1] >= p.domain_min.z &&
+          r[3] <= p.domain_max.z))
+        throw UsageError("the release zone must be x0 < x1, z0 < z1 inside the terrain's extent");
+    return r;
+}
+
+// A snow slab released on a hillside (Sandvik 2021, chapter 4.4 and 6): h = 0.2 m, particles
+// h/2 apart, a slab `thickness` (default 1 m) deep normal to the ground over the release zone
+// (default x 25..75 m, z 15..45 m: on the shipped hillside's 35 degree slope, 50 x 30 m of
+// ground and 35 m of height); ~1.8M particles. The ground: the penalty law (K_s = 2000 1/s^2,
+// K_d = 100 1/s) with friction K_f = 1 1/s within 0.1 m of it.
+Scene avalanche(const SceneOptions& o) {
+    Scene s;
+    SphParams& p = s.params;
+    p.dx_m = o.dx_m > 0.0f ? o.dx_m : 0.1f;
+    if (o.coefh > 0.0f || o.hdx > 0.0f)
+        set_smoothing(p, o);
+    else
+        p.h_m = 2.0f * p.dx_m;
+    // Material: settled snow. The snow model (Bingham) is chosen here.
+    p.rho0 = 400.0f;
+    domain_over_terrain(p, o.terrain, 10.0f);
+    p.terrain_contact = {TerrainLaw::penalty, 2000.0f, 100.0f, 1.0f, 0.1f, o.terrain_tile_m};
+    const auto [x0, z0, x1, z1] = release_zone(o, p, {25.0f, 15.0f, 75.0f, 45.0f});
+    const float thickness = o.thickness_m > 0.0f ? o.thickness_m : 1.0f;
+    // The speed of a fall from the slab's top to the lowest ground sets c0.
+    float top = p.domain_min.y;
+    for (float x = x0; x <= x1; x += p.dx_m)
+        for (float z = z0; z <= z1; z += p.dx_m) top = std::max(top, terrain_at(p, x, z));
+    p.c0 = default_c0(o, std::sqrt(2.0f * 9.81f * (top + thickness - (p.domain_min.y + 10.0f))));
+    // Lattice points within `thickness` of the ground along its normal, 0.5 dx < (y - ground)
+    // n_y <= t, column by column (a steep or tall terrain would make the bounding box huge).
+    const TerrainView view = terrain_view(p.terrain.height_m.data(), p.terrain, p.terrain_contact.tile_m);
+    const float dx = p.dx_m, mass = p.lattice_mass_kg();
+    for (float z = z0 + 0.5f * dx; z < z1; z += dx)
+        for (float x = x0 + 0.5f * dx; x < x1; x += dx) {
+            float gx, gz;
+            const float ground = view.height_at(x, z, gx, gz);
+            const float stretch = std::sqrt(1.0f + gx * gx + gz * gz);  // 1 / n_y
+            const float first = std::floor((ground + 0.5f * dx * stretch - p.domain_min.y) / dx);
+            for (float j = first;; j += 1.0f) {
+                const float y = p.domain_min.y + (j + 0.5f) * dx;
+                const float above = (y - ground) / stretch;
+                if (above > thickness) break;
+                if (above > 0.5f * dx) s.particles.add({x, y, z}, {0.0f, 0.0f, 0.0f}, p.rho0, mass, ParticleKind::fluid);
+            }
+        }
+    return s;
+}
+
+// Water released at the head of a valley (default x 2..25 m over the whole width, 3 m deep
+// above the lowest ground there) runs down it; the shipped valley falls 1 in 10 along x and
+// leaves the domain at x+ (open). Newtonian: weakly compressible SPH with laminar viscosity.
+Scene river(const SceneOptions& o) {
+    Scene s;
+    SphParams& p = s.params;
+    p.dx_m = o.dx_m > 0.0f ? o.dx_m : 0.2f;
+    set_smoothing(p, o);
+    p.laminar_nu = 1e-6f;  // water
+    domain_over_terrain(p, o.terrain, 5.0f);
+    p.faces = {Face::wall, Face::open, Face::wall, Face::open, Face::wall, Face::wall};
+    p.terrain_contact.tile_m = o.terrain_tile_m;
+    const auto [x0, z0, x1, z1] = release_zone(o, p, {p.domain_min.x + 2.0f, p.domain_min.z, p.domain_min.x + 25.0f,
+                                                      p.domain_max.z});
+    float lowest = p.domain_max.y;
+    for (float x = x0; x <= x1; x += p.dx_m)
+        for (float z = z0; z <= z1; z += p.dx_m) lowest = std::min(lowest, terrain_at(p, x, z));
+    const float level = lowest + (o.thickness_m > 0.0f ? o.thickness_m : 3.0f);
+    p.c0 = default_c0(o, std::sqrt(2.0f * 9.81f * (level - (p.domain_min.y + 5.0f))));
+    fill(s.particles, {x0, lowest, z0}, {x1, level, z1}, p.dx_m, ParticleKind::fluid, p.rho0, p.lattice_mass_kg(),
+         [&](Vec3f q) { return q.y > terrain_at(p, q.x, q.z) + 0.5f * p.dx_m; });
+    set_hydrostatic_density(s.particles, p, level);
     return s;
 }
 
@@ -345,6 +438,8 @@ const std::vector<SceneInfo>& scene_list() {
         {"column", "a vertical cylinder of fluid on the floor (--center x,_,z, --radius, --height)"},
         {"coastal", "Werner (2015)'s coastal section: terrain, wave maker, ~4M particles at dx 0.55 m"},
         {"inclined-plane", "Werner (2015)'s cluster benchmark: a slope along z, about half flooded"},
+        {"avalanche", "a snow slab released on a hillside (--terrain, --release, --thickness), h = 0.2 m"},
+        {"river", "water released at the head of a valley (--terrain, --release, --thickness) runs down it"},
     };
     return list;
 }
@@ -369,6 +464,10 @@ Scene make_scene(std::string_view name, const SceneOptions& o) {
         s = coastal(o);
     else if (name == "inclined-plane")
         s = inclined_plane(o);
+    else if (name == "avalanche")
+        s = avalanche(o);
+    else if (name == "river")
+        s = river(o);
     else
         throw UsageError("unknown scene '" + std::string(name) + "' (sph-init --list shows them)");
     if (s.particles.size() == 0) throw UsageError("scene '" + std::string(name) + "' has no particles at this dx");

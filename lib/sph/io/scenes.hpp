@@ -3,6 +3,7 @@
 // fill the walls of tanks in layers of spacing dx, as thick as the kernel support.
 #pragma once
 
+#include <array>
 #include <span>
 #include <string>
 #include <string_view>
@@ -31,8 +32,15 @@ struct SceneOptions {
     float radius_m = 0.2f;
     float height_m = 0.5f;
     Vec3f domain_min{0.0f, 0.0f, 0.0f}, domain_max{1.0f, 1.0f, 1.0f};
-    // coastal, inclined-plane, box: a terrain replacing the scene's own (load_height_field).
+    // coastal, inclined-plane, box: a terrain replacing the scene's own (load_height_field);
+    // avalanche, river: the hillside or valley (required).
     HeightField terrain;
+    float terrain_tile_m = 0.0f;  // the terrain's sampling: 0 bilinear, > 0 tiles of this edge
+    // avalanche: the slab's release zone x0, z0, x1, z1 (m) and its thickness normal to the
+    // ground; river: the water's x0, z0, x1, z1 and its depth above the lowest ground there.
+    // Zeros: the scene's defaults, made for the shipped terrains (examples/avalanche).
+    std::array<float, 4> release_m{0.0f, 0.0f, 0.0f, 0.0f};
+    float thickness_m = 0.0f;
 };
 
 struct Scene {
@@ -48,6 +56,11 @@ const std::vector<SceneInfo>& scene_list();
 
 // Throws UsageError for an unknown scene or impossible options.
 Scene make_scene(std::string_view name, const SceneOptions& options);
+
+// The shipped synthetic terrains (examples/avalanche/terrain.py): 16-bit PNG samples of this
+// spacing and height per unit (sph-init --terrain-cell, --terrain-scale).
+inline constexpr float kShippedTerrainCell_m = 0.5f;
+inline constexpr float kShippedTerrainScale_m = 0.002f;
 
 // Martin & Moyce (1952) reference column width a = 2.25 in, and the experiment's n^2 = 2.
 inline constexpr float kMartinMoyceWidth_m = 0.05715f;

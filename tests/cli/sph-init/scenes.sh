@@ -5,7 +5,7 @@
 . "$PARTIKEL_SOURCE_DIR/tests/cli/particle-convert/lib.sh"
 
 check "list" 0 sph-init --list
-for scene in dam-break dam-break-obstacle still-tank box sphere column coastal inclined-plane; do
+for scene in dam-break dam-break-obstacle still-tank box sphere column coastal inclined-plane avalanche river; do
   expect_text "list $scene" out "$scene"
 done
 check "dam-break" 0 sph-init dam-break --dx 0.01 -o db.pks
