@@ -37,6 +37,8 @@ int sph_init(std::span<const std::string> args) {
         ->check(CLI::NonNegativeNumber);
     app.add_option("--c0", o.c0, "Sound speed [m/s] (0: 10 x the expected top speed)")->check(CLI::NonNegativeNumber);
     app.add_flag("--hydrostatic", o.hydrostatic, "Start from the hydrostatic density");
+    app.add_option("--particles", o.particles, "pool: particle count (0: 1024000)")->check(CLI::NonNegativeNumber);
+    app.add_option("--model", o.model, "pool: newtonian-muller, bingham, herschel-bulkley or power-law (docs/SNOW.md)");
     app.add_option("--boundary-layers", o.boundary_layers, "Layers of boundary particles in tank walls (0: 3)")
         ->check(CLI::Range(0, 16));
     app.add_flag("--periodic", o.periodic, "still-tank: periodic in x and z instead of side walls");

@@ -1,5 +1,7 @@
 #include "sph/io/scenes.hpp"
 
+#include "sph/snow.hpp"
+
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -8,6 +10,7 @@
 #include <functional>
 
 #include "base/error.hpp"
+#include "base/log.hpp"
 #include "sph/boundary.hpp"
 #include "sph/eos.hpp"
 
@@ -335,6 +338,44 @@ void set_hydrostatic_density(ParticleSet& set, const SphParams& p, float surface
     }
 }
 
+// Sandvik (2021)'s pool benchmark (section 6.3): a 150 x 150 x 75 m pool (x, z, y), h = 0.6 m,
+// particles h apart and heavy (mass rho0 / W_poly6(0): each at rest density with no neighbour
+// inside h, so the neighbour count stays the same at every size), filling layers of 250 x 250
+// from the floor: N = 256k ... 4096k (--particles). A snow model (--model; default the Newtonian
+// one). The rheology's defaults are those of docs/SNOW.md: mu 1 Pa s, mu_s 500 Pa s, tau_y
+// 100 Pa, n 1; the gas constant gives a sound speed of 10 x the free-fall speed from the fill
+// height.
+Scene pool(const SceneOptions& o) {
+    Scene s;
+    SphParams& p = s.params;
+    p.model = o.model.empty() ? Model::newtonian_muller : parse_model(o.model);
+    if (p.model == Model::wcsph) throw UsageError("pool: a snow model (newtonian-muller, bingham, herschel-bulkley, power-law)");
+    p.h_m = 0.6f;
+    p.dx_m = o.dx_m > 0.0f ? o.dx_m : p.h_m;
+    p.domain_min = {0.0f, 0.0f, 0.0f};
+    p.domain_max = {150.0f, 75.0f, 150.0f};
+    p.faces = {Face::wall, Face::wall, Face::wall, Face::open, Face::wall, Face::wall};
+    const std::int64_t n = o.particles > 0 ? o.particles : 1024000;
+    const int per_row = int(std::floor(150.0f / p.dx_m));
+    const std::int64_t per_layer = std::int64_t(per_row) * per_row;
+    const std::int64_t layers = (n + per_layer - 1) / per_layer;
+    const float fill_height = float(layers) * p.dx_m;
+    if (fill_height > 75.0f) throw UsageError("pool: " + std::to_string(n) + " particles do not fit at dx " + format_g(p.dx_m));
+    Rheology& r = p.rheology;
+    r.mu = 1.0f;
+    r.mu_solid = 500.0f;
+    r.yield_stress = 100.0f;
+    const float c = 10.0f * std::sqrt(2.0f * 9.81f * fill_height);
+    r.gas_constant = c * c;
+    const float m = muller_lattice_mass(p.rho0, p.dx_m, p.h_m);
+    for (std::int64_t k = 0; k < n; ++k) {
+        const std::int64_t layer = k / per_layer, in_layer = k % per_layer;
+        const float x = (float(in_layer % per_row) + 0.5f) * p.dx_m, z = (float(in_layer / per_row) + 0.5f) * p.dx_m;
+        s.particles.add({x, (float(layer) + 0.5f) * p.dx_m, z}, {0.0f, 0.0f, 0.0f}, p.rho0, m, ParticleKind::fluid);
+    }
+    return s;
+}
+
 const std::vector<SceneInfo>& scene_list() {
     static const std::vector<SceneInfo> list{
         {"dam-break", "Martin & Moyce (1952) n^2=2 column collapse, quasi-2D (--width a, default 0.05715 m)"},
@@ -345,6 +386,7 @@ const std::vector<SceneInfo>& scene_list() {
         {"column", "a vertical cylinder of fluid on the floor (--center x,_,z, --radius, --height)"},
         {"coastal", "Werner (2015)'s coastal section: terrain, wave maker, ~4M particles at dx 0.55 m"},
         {"inclined-plane", "Werner (2015)'s cluster benchmark: a slope along z, about half flooded"},
+        {"pool", "Sandvik (2021)'s pool: 150 x 150 x 75 m, h 0.6 m, --particles N (default 1024000), --model"},
     };
     return list;
 }
@@ -369,6 +411,8 @@ Scene make_scene(std::string_view name, const SceneOptions& o) {
         s = coastal(o);
     else if (name == "inclined-plane")
         s = inclined_plane(o);
+    else if (name == "pool")
+        s = pool(o);
     else
         throw UsageError("unknown scene '" + std::string(name) + "' (sph-init --list shows them)");
     if (s.particles.size() == 0) throw UsageError("scene '" + std::string(name) + "' has no particles at this dx");
