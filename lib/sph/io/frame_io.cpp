@@ -110,7 +110,7 @@ void add_group(fmt::Frame& frame, const char* name, const HostState& state, std:
     // Then the scheme's own: Verlet's previous step, the snow models' half-step velocity, strain
     // rate, yielded flag and (on request) stress.
     for (int f = field::kind + 1; f < field::count; ++f)
-        if (kSphFields[f].flags & kFieldWrite) add_field(f);
+        if ((kSphFields[f].flags & kFieldWrite) && !state.fields[std::size_t(f)].empty()) add_field(f);
 }
 
 template <class T> std::span<const T> optional_column(const fmt::Group& g, std::string_view name, std::size_t comps) {
