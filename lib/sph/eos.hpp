@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "base/hd.hpp"
+#include "core/fast_math.hpp"
 
 namespace partikel::sph {
 
@@ -25,6 +26,14 @@ struct TaitEos {
     }
     // Inverse: the density at pressure P (hydrostatic initialisation, density diffusion).
     PK_DEVICE_INLINE float density(float P) const { return rho0 * powf(1.0f + P / B, 1.0f / gamma); }
+};
+
+// Sandvik (2021, eq. 4.2) with the sign corrected (the thesis prints min): p = k max(rho - rho0, 0).
+// Negative pressures are clamped: a particle short of neighbours is not pulled back.
+struct ClampedLinearEos {
+    float k;     // m^2/s^2
+    float rho0;  // kg/m^3
+    PK_DEVICE_INLINE float pressure(float rho) const { return k * max_of(rho - rho0, 0.0f); }
 };
 
 }  // namespace partikel::sph

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "base/error.hpp"
+#include "sph/snow.hpp"
 
 namespace partikel::sph {
 
@@ -41,7 +42,32 @@ constexpr std::array<std::pair<std::string_view, Face>, 3> kFaces{
 constexpr std::array<std::pair<std::string_view, TerrainLaw>, 2> kTerrainLaws{
     {{"repulsive", TerrainLaw::repulsive}, {"penalty", TerrainLaw::penalty}}};
 
+constexpr std::array<std::pair<std::string_view, Model>, 5> kModels{{{"wcsph", Model::wcsph},
+                                                                     {"newtonian-muller", Model::newtonian_muller},
+                                                                     {"bingham", Model::bingham},
+                                                                     {"herschel-bulkley", Model::herschel_bulkley},
+                                                                     {"power-law", Model::power_law}}};
+constexpr std::array<std::pair<std::string_view, StressForm>, 2> kStressForms{
+    {{"momentum", StressForm::momentum}, {"sandvik", StressForm::sandvik}}};
+
 }  // namespace
+
+float muller_lattice_mass(float rho0, float dx_m, float h_m) {
+    const MullerKernels kernel(h_m);
+    const int reach = int(std::floor(h_m / dx_m));
+    double sum = 0.0;
+    for (int i = -reach; i <= reach; ++i)
+        for (int j = -reach; j <= reach; ++j)
+            for (int k = -reach; k <= reach; ++k)
+                sum += kernel.poly6(float(i * i + j * j + k * k) * dx_m * dx_m);
+    return float(rho0 / sum);
+}
+
+float sound_speed(const SphParams& p) { return p.model == Model::wcsph ? p.c0 : std::sqrt(p.rheology.gas_constant); }
+std::string_view to_string(Model v) { return enum_name(v, kModels); }
+std::string_view to_string(StressForm v) { return enum_name(v, kStressForms); }
+Model parse_model(std::string_view s) { return parse_enum(s, kModels, "model"); }
+StressForm parse_stress_form(std::string_view s) { return parse_enum(s, kStressForms, "stress form"); }
 
 std::string_view to_string(KernelKind v) { return enum_name(v, kKernels); }
 std::string_view to_string(DensityScheme v) { return enum_name(v, kDensity); }
@@ -95,13 +121,22 @@ void validate(const SphParams& p) {
         bool lo = p.faces[2 * axis] == Face::periodic, hi = p.faces[2 * axis + 1] == Face::periodic;
         require(lo == hi, "periodic faces come in pairs (both faces of an axis)");
         if (lo)
-            require(p.domain_max[axis] - p.domain_min[axis] >= 3.0f * 2.0f * p.h_m,
-                    "a periodic axis must be at least three kernel supports (6h) long");
+            require(p.domain_max[axis] - p.domain_min[axis] >= 3.0f * kernel_support(p),
+                    "a periodic axis must be at least three kernel supports long");
     }
     if (p.wave_maker.face >= 0) {
         require(p.wave_maker.face < 6 && p.faces[p.wave_maker.face] == Face::wall,
                 "the wave maker must be a wall face");
         require(p.wave_maker.period_s > 0, "wave maker period must be positive");
+    }
+    require(p.dt_fixed_s >= 0, "the fixed time step must be non-negative (0: adaptive)");
+    if (is_snow_model(p)) {
+        const Rheology& r = p.rheology;
+        require(r.gas_constant > 0, "the gas constant k must be positive");
+        require(r.mu >= 0 && r.mu_solid >= 0 && r.yield_stress >= 0, "mu, mu_solid and the yield stress must be non-negative");
+        require(r.power_n > 0, "the flow index n must be positive");
+        require(r.xsph_phi >= 0 && r.xsph_phi <= 1, "xsph phi must be in [0, 1]");
+        require(r.max_speed >= 0 && r.max_acceleration >= 0, "speed and acceleration caps must be non-negative (0: off)");
     }
     require(p.boundary_motion.period_s > 0, "boundary motion period must be positive");
     if (!p.terrain.empty())

@@ -20,6 +20,30 @@ enum class DensityDiffusion { none, molteni, fourtakas };
 // A face of the domain: open (particles leaving are removed) or a repulsive damped wall.
 // An axis whose two faces are periodic wraps around.
 enum class Face { open, wall, periodic };
+// The physics a run integrates: weakly compressible SPH (Werner 2015; docs/SPH.md), or one of the
+// snow models of Sandvik (2021; docs/SNOW.md): Mueller et al.'s (2003) Newtonian fluid, or the
+// stress-tensor path with a rheology (Bingham, Herschel-Bulkley, power law).
+enum class Model { wcsph, newtonian_muller, bingham, herschel_bulkley, power_law };
+// The snow models' stress divergence: sum_b m_b (tau_a/rho_a^2 + tau_b/rho_b^2) . grad W
+// (momentum-conserving), or Sandvik's (2021, eq. 4.13) (1/rho_a) sum_b m_b (tau_a + tau_b)/rho_b . grad W.
+enum class StressForm { momentum, sandvik };
+
+// Material and integration parameters of the snow models (Sandvik 2021, Table 4.3). Stress
+// tensors use |D| = sqrt(tr(D^2)/2) (docs/SNOW.md): in simple shear |D| = |du/dy|/2, so that
+// the Bingham law gives the textbook shear stress tau_y + mu du/dy.
+struct Rheology {
+    float gas_constant = 1000.0f;  // k of p = k max(rho - rho0, 0), m^2/s^2 (Pa m^3/kg); sound speed sqrt(k)
+    float mu = 1e-3f;              // viscosity mu (Newtonian, Bingham plastic viscosity, power-law consistency), Pa s (Pa s^n)
+    float mu_solid = 500.0f;       // "solid" viscosity mu_s below yield; also caps the power law's mu |D|^(n-1), Pa s
+    float yield_stress = 0.0f;     // tau_y, Pa
+    float power_n = 1.0f;          // flow index n (power law, Herschel-Bulkley)
+    float xsph_phi = 0.0f;         // XSPH phi of the velocity update, 0..1
+    float max_speed = 0.0f;        // m/s, caps |v| of the half-step velocity; 0: off
+    float max_acceleration = 0.0f; // m/s^2, caps |a|; 0: off
+    StressForm stress_form = StressForm::momentum;
+    // Strength of the zero-energy-mode control of the stress divergence (docs/SNOW.md); 0: off.
+    float mode_control = 1.0f;
+};
 
 // A face moving sinusoidally along its normal: offset(t) = amplitude sin(2 pi t / period).
 struct WaveMaker {
@@ -74,7 +98,9 @@ struct SphParams {
     float alpha = 0.01f;                // Monaghan artificial viscosity (Werner 2015: 0.01)
     float laminar_nu = 0.0f;            // kinematic viscosity of the laminar term (Lo & Shao), m^2/s; 0: off
     Vec3f gravity{0.0f, -9.81f, 0.0f};  // m/s^2, y up
-    KernelKind kernel = KernelKind::wendland_c2;
+    KernelKind kernel = KernelKind::wendland_c2;  // wcsph; the snow models use Mueller's kernels of support h
+    Model model = Model::wcsph;
+    Rheology rheology;  // the snow models
 
     // Density
     // continuity: d rho/dt integrated, Shepard filter every shepard_every steps; summation:
@@ -91,6 +117,7 @@ struct SphParams {
     float cfl = 0.3f;             // dt = cfl * min(dt_cv, dt_f) (Werner 2015, eq. 3.35: 0.3)
     float dt_max_s = 1e-2f;       // upper bound on dt
     float dt_min_s = 1e-9f;       // a smaller dt stops the run (NumericalError)
+    float dt_fixed_s = 0.0f;      // > 0: this time step every step instead of the adaptive one
     float runaway_speed = 0.0f;   // m/s; a faster particle stops the run; 0: 5 * c0
     // Fluid particles whose density leaves [density_min, density_max] are removed after the
     // step and counted with those that left the domain (DualSPHysics's RhopOut, 700..1300
@@ -115,9 +142,18 @@ struct SphParams {
 
 // The smoothing kernel's support (m): the neighbour search radius, and how far outside the
 // domain a particle may go before it is removed.
-inline float kernel_support(const SphParams& p) { return SmoothingKernel(p.kernel, p.h_m).support(); }
+// The snow models' kernels reach h (Mueller et al. 2003), WCSPH's 2h.
+inline float kernel_support(const SphParams& p) {
+    return p.model == Model::wcsph ? SmoothingKernel(p.kernel, p.h_m).support() : p.h_m;
+}
+inline bool is_snow_model(const SphParams& p) { return p.model != Model::wcsph; }
+inline bool has_stress_tensor(const SphParams& p) { return p.model != Model::wcsph && p.model != Model::newtonian_muller; }
+// The numerical sound speed (m/s): c0, or sqrt(k) of the snow models' linear equation of state.
+float sound_speed(const SphParams& p);
 // A faster particle stops the run (m/s): runaway_speed, or 5 c0.
-inline float runaway_speed(const SphParams& p) { return p.runaway_speed > 0.0f ? p.runaway_speed : 5.0f * p.c0; }
+inline float runaway_speed(const SphParams& p) {
+    return p.runaway_speed > 0.0f ? p.runaway_speed : 5.0f * sound_speed(p);
+}
 
 // h from the spacing: hdx * dx (Werner 2015: hdx = 1.5), or coefh * sqrt(3) * dx (DualSPHysics).
 float smoothing_length_hdx(float dx_m, float hdx);
@@ -131,6 +167,10 @@ std::string_view to_string(DensityDiffusion v);
 std::string_view to_string(Face v);
 std::string_view to_string(TerrainLaw v);
 TerrainLaw parse_terrain_law(std::string_view s);  // "repulsive" or "penalty"; UsageError otherwise
+std::string_view to_string(Model v);
+std::string_view to_string(StressForm v);
+Model parse_model(std::string_view s);
+StressForm parse_stress_form(std::string_view s);
 KernelKind parse_kernel(std::string_view s);  // UsageError on an unknown name
 DensityScheme parse_density_scheme(std::string_view s);
 Integrator parse_integrator(std::string_view s);

@@ -7,6 +7,7 @@
 #include "base/error.hpp"
 #include "core/dispatch.hpp"
 #include "core/memory.hpp"
+#include "sph/snow.hpp"
 #include "sph/solver_state.hpp"
 
 namespace partikel::sph {
@@ -30,9 +31,19 @@ frnn::GridSpec grid_spec(const SphParams& p, bool deterministic, int subdivision
 
 // The fields the scheme uses: the state, its rates and records, and the start of the step
 // (midpoint, symplectic) or the previous step (Verlet).
+// Snow models: the leapfrog's half-step velocity, and the stress tensor's fields.
 std::uint64_t present_fields(const SphParams& p) {
+    if (is_snow_model(p))
+        return kStateFields | kRateFields | kRecordFields | field_bit(field::velocity_half) |
+               (has_stress_tensor(p) ? kStressFields : 0u);
     return kStateFields | kRateFields | kRecordFields |
            (p.integrator == Integrator::verlet ? kPreviousStepFields : kStepStartFields);
+}
+
+// Whether frames hold field f: the scheme's written fields, the stress tensor on request.
+bool written(const SolverState& s, int f) {
+    if (!s.fields.has(f) || !(kSphFields[f].flags & kFieldWrite)) return false;
+    return f != field::stress || s.options.write_stress;
 }
 
 }  // namespace
@@ -66,7 +77,10 @@ Solver::Solver(const Backend& backend, const SphParams& params, const ParticleSe
     if (particles.velocity.size() != n || particles.density.size() != n || particles.mass.size() != n ||
         particles.id.size() != n || particles.kind.size() != n)
         throw UsageError("sph: particle columns differ in length");
-    if (!previous.empty() && (previous.velocity.size() != n || previous.density.size() != n))
+    if (!previous.velocity_half.empty() && previous.velocity_half.size() != n)
+        throw UsageError("sph: " + std::to_string(previous.velocity_half.size()) +
+                         " half-step velocities for " + std::to_string(n) + " particles");
+    if (!previous.velocity.empty() && (previous.velocity.size() != n || previous.density.size() != n))
         throw UsageError("sph: the previous step's velocity and density (" + std::to_string(previous.velocity.size()) +
                          ", " + std::to_string(previous.density.size()) + " values) differ in length from the " +
                          std::to_string(n) + " particles");
@@ -76,7 +90,10 @@ Solver::Solver(const Backend& backend, const SphParams& params, const ParticleSe
                              std::to_string(particles.mass[i]) + " kg; masses must be positive and finite");
     // Verlet continues from the previous step's v and rho (its first step is then a Verlet
     // step, as in an uninterrupted run); without them it starts with an Euler step.
-    const bool restore_previous = params.integrator == Integrator::verlet && !previous.empty();
+    // The snow models' leapfrog continues from v_{n-1/2}; without it its first step starts
+    // from v_0 - a_0 dt/2.
+    const bool restore_previous = is_snow_model(params) ? !previous.velocity_half.empty()
+                                                        : params.integrator == Integrator::verlet && !previous.velocity.empty();
     state_ = std::make_unique<SolverState>(backend, params, n, options);
     SolverState& s = *state_;
     s.n = n;
@@ -89,10 +106,23 @@ Solver::Solver(const Backend& backend, const SphParams& params, const ParticleSe
     s.fields.upload(field::id, particles.id.data(), n);
     std::vector<std::uint8_t> kinds(n);
     for (std::size_t i = 0; i < n; ++i) kinds[i] = static_cast<std::uint8_t>(particles.kind[i]);
+    s.boundary_count = n - particles.count(ParticleKind::fluid);
     s.fields.upload(field::kind, kinds.data(), n);
     if (!params.terrain.empty())
         s.terrain_height.copy_from_host(std::span<const float>(params.terrain.height_m.data(), params.terrain.height_m.size()));
-    if (params.integrator == Integrator::verlet) {
+    if (is_snow_model(params)) {
+        s.fields.upload(field::velocity_half,
+                        restore_previous ? previous.velocity_half.data() : particles.velocity.data(), n);
+        if (has_stress_tensor(params)) {
+            // Defined values before the first stress pass (frames written at step 0).
+            const std::vector<float> zero(n, 0.0f);
+            const std::vector<std::uint8_t> none(n, 0);
+            const std::vector<SymTensor> no_stress(n, SymTensor{});
+            s.fields.upload(field::strain_rate, zero.data(), n);
+            s.fields.upload(field::yielded, none.data(), n);
+            s.fields.upload(field::stress, no_stress.data(), n);
+        }
+    } else if (params.integrator == Integrator::verlet) {
         std::vector<Vec3f> v(n, Vec3f{0.0f, 0.0f, 0.0f});
         std::vector<float> d(n, 0.0f);
         s.fields.upload(field::velocity_previous, restore_previous ? previous.velocity.data() : v.data(), n);
@@ -145,12 +175,24 @@ ParticleSet Solver::download() const {
 PreviousStep Solver::download_previous() const {
     const SolverState& s = *state_;
     PreviousStep out;
-    if (s.params.integrator != Integrator::verlet || !s.previous_valid) return out;
+    if (!s.previous_valid) return out;
+    if (is_snow_model(s.params)) {
+        out.velocity_half.resize(s.n);
+        s.fields.download(field::velocity_half, out.velocity_half.data(), s.n);
+        return out;
+    }
+    if (s.params.integrator != Integrator::verlet) return out;
     out.velocity.resize(s.n);
     out.density.resize(s.n);
     s.fields.download(field::velocity_previous, out.velocity.data(), s.n);
     s.fields.download(field::density_previous, out.density.data(), s.n);
     return out;
+}
+
+void Solver::download_field(int f, void* host) const {
+    const SolverState& s = *state_;
+    if (!s.fields.has(f)) throw UsageError("sph: the scheme has no field " + std::to_string(f));
+    s.fields.download(f, host, s.n);
 }
 
 SolverFrame Solver::download_frame() const {
@@ -172,8 +214,8 @@ std::vector<FieldBuffer> Solver::written_fields() const {
     const SolverState& s = *state_;
     std::vector<FieldBuffer> out;
     for (int f = 0; f < field::count; ++f) {
-        if (!s.fields.has(f) || !(kSphFields[f].flags & kFieldWrite)) continue;
-        const bool previous = (kPreviousStepFields >> f) & 1u;
+        if (!written(s, f)) continue;
+        const bool previous = ((kPreviousStepFields | field_bit(field::velocity_half)) >> f) & 1u;
         const std::size_t bytes = previous && !s.previous_valid ? 0 : s.n * field_element_bytes(kSphFields[f]);
         out.push_back({f, {s.fields.raw(f, field_element_bytes(kSphFields[f])), bytes}});
     }
@@ -184,7 +226,7 @@ std::vector<std::size_t> Solver::written_field_capacity() const {
     const SolverState& s = *state_;
     std::vector<std::size_t> out;
     for (int f = 0; f < field::count; ++f)
-        if (s.fields.has(f) && (kSphFields[f].flags & kFieldWrite))
+        if (written(s, f))
             out.push_back(s.capacity * field_element_bytes(kSphFields[f]));
     return out;
 }

@@ -38,6 +38,8 @@ struct SolverOptions {
     // (Diagnostics::wall_impulse_N_s). Boundary particles then also sum the momentum pair terms
     // of their fluid neighbours, and each step adds three reductions and a read-back.
     bool track_wall_impulse = false;
+    // Snow models with a stress tensor: write the stress (6 components) to frames.
+    bool write_stress = false;
 };
 
 // Per-output summary (sph-step --diag). Energies in J, speed in m/s, density in kg/m^3;
@@ -67,10 +69,13 @@ struct Diagnostics {
 // velocity_previous and density_previous), in the order of the ParticleSet it goes with. Frames carry it as the columns
 // velocity_previous and density_previous so that a Verlet restart continues bit-identically.
 // Empty for the other integrators and before the first step.
+// The snow models' leapfrog keeps the half-step velocity v_{n+1/2} in `velocity_half` (frame
+// column velocity_half) the same way.
 struct PreviousStep {
-    std::vector<Vec3f> velocity;  // m/s
-    std::vector<float> density;   // kg/m^3
-    bool empty() const { return velocity.empty(); }
+    std::vector<Vec3f> velocity;       // m/s
+    std::vector<float> density;        // kg/m^3
+    std::vector<Vec3f> velocity_half;  // m/s, snow models
+    bool empty() const { return velocity.empty() && velocity_half.empty(); }
 };
 
 // The solver's state on the host, as a frame holds it.
@@ -121,6 +126,9 @@ public:
     ParticleSet download() const;
     // Verlet's previous step in the same order (empty otherwise). Synchronises.
     PreviousStep download_previous() const;
+    // The current values of one field (sph/fields.hpp) in the same order, size() records
+    // (UsageError when the scheme has no such field). Synchronises.
+    void download_field(int field, void* host) const;
     // Both, with step, time, dt and removed.
     SolverFrame download_frame() const;
     // Every quantity of the diagnostics in one pass over the particles and one synchronisation.

@@ -23,6 +23,7 @@
 #include "sph/integrators.hpp"
 #include "sph/neighbor_pass.hpp"
 #include "sph/rates.hpp"
+#include "sph/snow.hpp"
 #include "sph/solver_state.hpp"
 
 namespace partikel::sph {
@@ -163,7 +164,8 @@ inline BoundaryVolumes boundary_volumes(const SolverState& s, double t) {
     v.hi = p.domain_max;
     for (int f = 0; f < 6; ++f)
         if (p.faces[f] == Face::wall) v.wall_mask |= std::uint8_t(1u << f);
-    v.K = p.wall_stiffness * (p.c0 / p.h_m) * (p.c0 / p.h_m);
+    const float c = sound_speed(p);
+    v.K = p.wall_stiffness * (c / p.h_m) * (c / p.h_m);
     v.D = p.wall_damping * 2.0f * std::sqrt(v.K);
     if (p.wave_maker.face >= 0) {
         const double omega = 2.0 * std::numbers::pi / p.wave_maker.period_s;
@@ -289,6 +291,7 @@ template <class Exec> void accumulate_wall_impulse(const Exec& exec, SolverState
 // dt = cfl * min over particles of min(dt_cv, dt_f), reduced on the device.
 template <class Exec> double reduce_dt(const Exec& exec, SolverState& s) {
     auto scope = s.profile.phase("dt reduce");
+    if (s.params.dt_fixed_s > 0.0f) return s.params.dt_fixed_s;
     exec.transform_reduce(s.workspace, s.n, LoadAs<float, float>{s.f<float>(field::dt_limit)}, MinOp{},
                           std::numeric_limits<float>::infinity(), s.reduced_dt.data());
     const double limit = exec.read_value(s.reduced_dt.data());
@@ -366,6 +369,95 @@ template <class Exec> void check_and_remove(const Exec& exec, SolverState& s) {
     s.records_current = false;
 }
 
+// The snow models' passes at the state of the step's start (docs/SNOW.md): density by
+// summation, the records with the linear pressure, [the stress tensor], the accelerations.
+template <class Exec> void snow_rates(const Exec& exec, SolverState& s, double t) {
+    const SphParams& p = s.params;
+    const Rheology& rh = p.rheology;
+    const MullerKernels kernel(p.h_m);
+    auto* records_pm = s.f<Vec4f>(field::record_position_mass);
+    auto* records_vd = s.f<Vec4f>(field::record_velocity_density);
+    auto* records_p = s.f<float>(field::record_pressure_term);
+    {
+        // The gather wrote the position records; the density pass needs nothing else.
+        pack_neighbor_records(exec, s);
+        auto scope = s.profile.phase("density");
+        neighbor_pass(exec, s, MullerDensity{kernel, s.f<float>(field::density), records_pm}, "snow.density");
+    }
+    {
+        auto scope = s.profile.phase("pack");
+        exec.for_each(s.n,
+                      SnowRecords{s.f<Vec3f>(field::velocity), s.f<float>(field::density), records_vd, records_p,
+                                  ClampedLinearEos{rh.gas_constant, p.rho0}},
+                      "snow.pack");
+    }
+    if (s.boundary_count > 0) {
+        auto scope = s.profile.phase("walls");
+        neighbor_pass(exec, s, WallVelocity{records_vd, s.f<Vec3f>(field::velocity), kernel, records_pm}, "snow.walls");
+    }
+    auto forces = [&](auto viscous) {
+        auto scope = s.profile.phase("forces");
+        neighbor_pass(exec, s,
+                      SnowForces<decltype(viscous)>{
+                          .position_mass = records_pm,
+                          .velocity_density = records_vd,
+                          .pressure = records_p,
+                          .acceleration = s.f<Vec3f>(field::acceleration),
+                          .xsph_velocity = s.f<Vec3f>(field::xsph_velocity),
+                          .dt_limit = s.f<float>(field::dt_limit),
+                          .kernel = kernel,
+                          .viscous = viscous,
+                          .xsph_phi = rh.xsph_phi,
+                          .sound_speed = sound_speed(p),
+                          .max_acceleration = rh.max_acceleration,
+                          .gravity = p.gravity,
+                          .volumes = boundary_volumes(s, t),
+                      },
+                      "snow.forces");
+    };
+    if (p.model == Model::newtonian_muller) {
+        forces(LaplacianViscosity{rh.mu});
+        return;
+    }
+    {
+        auto scope = s.profile.phase("stress");
+        neighbor_pass(exec, s,
+                      SnowStress{records_pm, records_vd, kernel,
+                                 StressLaw{p.model, rh.mu, rh.mu_solid, rh.yield_stress, rh.power_n},
+                                 s.f<SymTensor>(field::stress), s.f<Mat3f>(field::corrected_stress),
+                                 s.f<Mat3f>(field::velocity_gradient), s.f<float>(field::effective_viscosity),
+                                 s.f<float>(field::strain_rate),
+                                 s.f<std::uint8_t>(field::yielded), s.f<float>(field::dt_limit)},
+                      "snow.stress");
+    }
+    if (s.boundary_count > 0) {
+        auto scope = s.profile.phase("walls");
+        neighbor_pass(exec, s, WallStress{records_pm, s.f<Mat3f>(field::corrected_stress), kernel}, "snow.wall_stress");
+    }
+    forces(StressDivergence{s.f<Mat3f>(field::corrected_stress), s.f<Mat3f>(field::velocity_gradient),
+                            s.f<float>(field::effective_viscosity), rh.stress_form, rh.mode_control});
+}
+
+// One leapfrog step of a snow model.
+template <class Exec> void advance_snow(const Exec& exec, SolverState& s) {
+    const SphParams& p = s.params;
+    const double t = s.time;
+    snow_rates(exec, s, t);
+    const double dt = reduce_dt(exec, s);
+    s.dt = dt;
+    {
+        auto scope = s.profile.phase("integrate");
+        exec.for_each(s.n,
+                      Leapfrog{s.f<Vec3f>(field::position), s.f<Vec3f>(field::velocity),
+                               s.f<Vec3f>(field::velocity_half), s.f<Vec3f>(field::acceleration),
+                               s.f<Vec3f>(field::xsph_velocity), s.f<std::uint8_t>(field::kind), float(dt),
+                               s.previous_valid, p.rheology.max_speed, boundary_stage(p, t, t + dt), periodic_wrap(p)},
+                      "snow.leapfrog");
+        s.records_current = false;
+    }
+    check_and_remove(exec, s);
+}
+
 }  // namespace detail
 
 // Build the grid on the current positions and bring every field into its cell order, writing
@@ -385,6 +477,14 @@ template <class Exec> void sort_by_cell(const Exec& exec, SolverState& s, bool i
 // One time step. On entry the fields are in the cell order of a grid built on the positions.
 template <class Exec> void advance(const Exec& exec, SolverState& s) {
     const SphParams& p = s.params;
+    if (is_snow_model(p)) {
+        detail::advance_snow(exec, s);
+        s.time += s.dt;
+        s.step += 1;
+        s.previous_valid = true;
+        sort_by_cell(exec, s, false);
+        return;
+    }
     const bool summation = p.density == DensityScheme::summation;
     const bool shepard_now = summation || (p.shepard_every > 0 && s.step > 0 && s.step % p.shepard_every == 0);
     const double t = s.time;

@@ -52,6 +52,7 @@ struct SolverState {
     SolverOptions options;
     std::size_t capacity;  // particles allocated for
     std::size_t n = 0;     // particles simulated (shrinks when particles leave the domain)
+    std::size_t boundary_count = 0;  // boundary particles (never removed)
 
     frnn::CellGrid grid;
     FieldArrays fields;  // sph/fields.hpp, in the grid's cell order

@@ -46,13 +46,26 @@ void add_override_flags(CLI::App& app, sph::SphParamOverrides& o) {
     app.add_option("--wave-amplitude", o.wave_amplitude, "Wave maker amplitude [m]")->group("Boundaries");
     app.add_option("--wave-period", o.wave_period, "Wave maker period [s]")->group("Boundaries");
     add_terrain_contact_flags(app, o, true);
+    app.add_option("--dt", o.dt, "Fixed time step [s] (0: adaptive)")->group("Physics");
+    app.add_option("--model", o.model, "wcsph, newtonian-muller, bingham, herschel-bulkley or power-law (docs/SNOW.md)")
+        ->group("Snow");
+    app.add_option("--gas-constant", o.gas_constant, "k of p = k max(rho - rho0, 0) [m^2/s^2]")->group("Snow");
+    app.add_option("--mu", o.mu, "Viscosity mu [Pa s] (power law: consistency [Pa s^n])")->group("Snow");
+    app.add_option("--mu-solid", o.mu_solid, "Solid viscosity mu_s below yield [Pa s]")->group("Snow");
+    app.add_option("--yield-stress", o.yield_stress, "Yield stress tau_y [Pa]")->group("Snow");
+    app.add_option("--power-n", o.power_n, "Flow index n (power law, Herschel-Bulkley)")->group("Snow");
+    app.add_option("--xsph-phi", o.xsph_phi, "XSPH phi of the leapfrog velocity update (0..1)")->group("Snow");
+    app.add_option("--max-speed", o.max_speed, "Speed cap [m/s] (0: off)")->group("Snow");
+    app.add_option("--max-acceleration", o.max_acceleration, "Acceleration cap [m/s^2] (0: off)")->group("Snow");
+    app.add_option("--stress-form", o.stress_form, "Stress divergence: momentum or sandvik")->group("Snow");
 }
 
 }  // namespace
 
 int sph_step(std::span<const std::string> args) {
     Tool tool("sph-step",
-              "Advance an SPH particle set (weakly compressible SPH) and write frames.\n"
+              "Advance an SPH particle set (weakly compressible SPH, or the snow models of Sandvik 2021:\n"
+              "Newtonian, Bingham, Herschel-Bulkley, power law; --model) and write frames.\n"
               "Reads sph-init output or its own output and continues from its last frame (or --start-frame).\n"
               "Frames are written by a thread of their own while the steps go on, two in flight; when\n"
               "frames come faster than the host compresses them (about 1-3 GB/s of frame data on 16\n"
@@ -67,6 +80,9 @@ int sph_step(std::span<const std::string> args) {
     app.add_option("--grid-subdivision", grid_subdivision, "Neighbour grid cells of edge 2h / 2^k (-1: by device and h/dx)")
         ->check(number_in(-1, 3))
         ->capture_default_str();
+    bool write_stress = false;
+    app.add_flag("--write-stress", write_stress, "Snow models with a stress tensor: write the column stress (6 components)")
+        ->group("Snow");
     sph::SphParamOverrides overrides;
     add_override_flags(app, overrides);
 
@@ -81,7 +97,7 @@ int sph_step(std::span<const std::string> args) {
         // A Verlet frame carries the previous step (velocity_previous, density_previous): the
         // continuation is then bit-identical on the CPU backend.
         sph::SphSimulation simulation(backend, start,
-                                      {deterministic, t.options().profile, grid_subdivision, !options.diag_path.empty()});
+                                      {deterministic, t.options().profile, grid_subdivision, !options.diag_path.empty(), write_stress});
         t.log().info("simulating " + std::to_string(simulation.size()) + " particles on " + backend.describe() +
                      " from step " + std::to_string(start.step) + " (t = " + std::to_string(start.time_s) + " s)");
 

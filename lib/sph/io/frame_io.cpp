@@ -72,7 +72,7 @@ void gather_records(std::byte* dst, const std::byte* src, std::span<const std::u
 }
 
 void add_group(fmt::Frame& frame, const char* name, const HostState& state, std::span<const std::uint32_t> rows,
-               const TaitEos& eos, bool boundary) {
+               const SphParams& params, bool boundary) {
     const std::size_t n = rows.size();
     fmt::Group& g = frame.add_group(name, n);
     auto add_field = [&](int f) {
@@ -91,8 +91,15 @@ void add_group(fmt::Frame& frame, const char* name, const HostState& state, std:
         float* p = pressure.values<float>().data();
         const auto* rho = reinterpret_cast<const float*>(state.fields[field::density].data());
         const auto count = static_cast<std::int64_t>(n);
+        if (is_snow_model(params)) {
+            const ClampedLinearEos eos{params.rheology.gas_constant, params.rho0};
 #pragma omp parallel for schedule(static)
-        for (std::int64_t k = 0; k < count; ++k) p[k] = eos.pressure(rho[rows[std::size_t(k)]]);
+            for (std::int64_t k = 0; k < count; ++k) p[k] = eos.pressure(rho[rows[std::size_t(k)]]);
+        } else {
+            const TaitEos eos = TaitEos::from_sound_speed(params.rho0, params.c0, params.gamma);
+#pragma omp parallel for schedule(static)
+            for (std::int64_t k = 0; k < count; ++k) p[k] = eos.pressure(rho[rows[std::size_t(k)]]);
+        }
     }
     g.add_column(std::move(pressure));
     for (int f : {field::mass, field::id}) add_field(f);
@@ -100,8 +107,10 @@ void add_group(fmt::Frame& frame, const char* name, const HostState& state, std:
     auto order = fmt::Column::uninitialized("order", ScalarType::u32, 1, n);
     if (n) std::memcpy(order.raw().data(), rows.data(), n * sizeof(std::uint32_t));
     g.add_column(std::move(order));
-    for (int f = 0; f < field::count; ++f)
-        if ((kSphFields[f].flags & kFieldWrite) && ((kPreviousStepFields >> f) & 1u)) add_field(f);
+    // Then the scheme's own: Verlet's previous step, the snow models' half-step velocity, strain
+    // rate, yielded flag and (on request) stress.
+    for (int f = field::kind + 1; f < field::count; ++f)
+        if ((kSphFields[f].flags & kFieldWrite) && !state.fields[std::size_t(f)].empty()) add_field(f);
 }
 
 template <class T> std::span<const T> optional_column(const fmt::Group& g, std::string_view name, std::size_t comps) {
@@ -129,16 +138,18 @@ fmt::Frame make_frame(const HostState& state, const SphParams& params, std::int6
     frame.dt = dt_s;
     write_attributes(params, frame);
     const auto rows = split_rows(reinterpret_cast<const std::uint8_t*>(state.fields[field::kind].data()), state.count);
-    const TaitEos eos = TaitEos::from_sound_speed(params.rho0, params.c0, params.gamma);
-    add_group(frame, "fluid", state, rows.fluid, eos, false);
-    if (!rows.boundary.empty()) add_group(frame, "boundary", state, rows.boundary, eos, true);
+    add_group(frame, "fluid", state, rows.fluid, params, false);
+    if (!rows.boundary.empty()) add_group(frame, "boundary", state, rows.boundary, params, true);
     return frame;
 }
 
 fmt::Frame make_frame(const ParticleSet& particles, const SphParams& params, std::int64_t step, double time_s,
                       double dt_s, const PreviousStep& previous) {
     const std::size_t n = particles.size();
-    if (!previous.empty() && (previous.velocity.size() != n || previous.density.size() != n))
+    if (!previous.velocity_half.empty() && previous.velocity_half.size() != n)
+        throw UsageError("make_frame: " + std::to_string(previous.velocity_half.size()) + " half-step velocities for " +
+                         std::to_string(n) + " particles");
+    if (!previous.velocity.empty() && (previous.velocity.size() != n || previous.density.size() != n))
         throw UsageError("make_frame: the previous step has " + std::to_string(previous.velocity.size()) +
                          " velocities and " + std::to_string(previous.density.size()) + " densities for " +
                          std::to_string(n) + " particles");
@@ -152,7 +163,8 @@ fmt::Frame make_frame(const ParticleSet& particles, const SphParams& params, std
     state.fields[field::mass] = bytes(particles.mass);
     state.fields[field::id] = bytes(particles.id);
     state.fields[field::kind] = bytes(particles.kind);
-    if (!previous.empty()) {
+    if (!previous.velocity_half.empty()) state.fields[field::velocity_half] = bytes(previous.velocity_half);
+    if (!previous.velocity.empty()) {
         state.fields[field::velocity_previous] = bytes(previous.velocity);
         state.fields[field::density_previous] = bytes(previous.density);
     }
@@ -174,6 +186,7 @@ SimulationFrame read_frame(const fmt::Frame& frame, const SphParams& defaults) {
     bool have_order = true;
     PreviousStep& previous = out.previous;
     bool have_previous = true;
+    bool have_half = true;
     for (const char* name : {"fluid", "boundary"}) {
         const fmt::Group* g = frame.find_group(name);
         if (!g) {
@@ -192,6 +205,8 @@ SimulationFrame read_frame(const fmt::Frame& frame, const SphParams& defaults) {
         auto ord = optional_column<std::uint32_t>(*g, "order", 1);
         auto vel_prev = optional_column<float>(*g, "velocity_previous", 3);
         auto rho_prev = optional_column<float>(*g, "density_previous", 1);
+        auto vel_half = optional_column<float>(*g, "velocity_half", 3);
+        have_half = have_half && !vel_half.empty();
         have_order = have_order && !ord.empty();
         have_previous = have_previous && g->find("velocity_previous") && g->find("density_previous");
         const bool fluid = std::string_view(name) == "fluid";
@@ -206,13 +221,18 @@ SimulationFrame read_frame(const fmt::Frame& frame, const SphParams& defaults) {
                 k = ParticleKind::moving_boundary;
             set.kind.push_back(k);
             if (!ord.empty()) order.push_back(ord[i]);
+            if (have_half) previous.velocity_half.push_back({vel_half[3 * i], vel_half[3 * i + 1], vel_half[3 * i + 2]});
             if (have_previous) {
                 previous.velocity.push_back({vel_prev[3 * i], vel_prev[3 * i + 1], vel_prev[3 * i + 2]});
                 previous.density.push_back(rho_prev[i]);
             }
         }
     }
-    if (!have_previous || previous.velocity.size() != set.size()) previous = PreviousStep{};
+    if (!have_previous || previous.velocity.size() != set.size()) {
+        previous.velocity.clear();
+        previous.density.clear();
+    }
+    if (!have_half || previous.velocity_half.size() != set.size()) previous.velocity_half.clear();
     // Put particles back in their solver slots when "order" is a permutation.
     if (have_order && order.size() == set.size()) {
         std::vector<char> seen(set.size(), 0);
@@ -243,7 +263,7 @@ SimulationFrame read_frame(const fmt::Frame& frame, const SphParams& defaults) {
                 sorted.kind[o] = set.kind[i];
             }
             set = std::move(sorted);
-            if (!previous.empty()) {
+            if (!previous.velocity.empty()) {
                 PreviousStep sorted_previous;
                 sorted_previous.velocity.resize(n);
                 sorted_previous.density.resize(n);
@@ -251,7 +271,13 @@ SimulationFrame read_frame(const fmt::Frame& frame, const SphParams& defaults) {
                     sorted_previous.velocity[order[i]] = previous.velocity[i];
                     sorted_previous.density[order[i]] = previous.density[i];
                 }
+                sorted_previous.velocity_half = std::move(previous.velocity_half);
                 previous = std::move(sorted_previous);
+            }
+            if (!previous.velocity_half.empty()) {
+                std::vector<Vec3f> sorted_half(n);
+                for (std::size_t i = 0; i < n; ++i) sorted_half[order[i]] = previous.velocity_half[i];
+                previous.velocity_half = std::move(sorted_half);
             }
         }
     }

@@ -58,6 +58,16 @@ const RealParam kReals[] = {
     {"sph.terrain.friction", PK_FIELD(terrain_contact.friction)},
     {"sph.terrain.friction_height", PK_FIELD(terrain_contact.friction_height_m)},
     {"sph.terrain.tile", PK_FIELD(terrain_contact.tile_m)},
+    {"sph.dt_fixed", PK_FIELD(dt_fixed_s)},
+    {"snow.gas_constant", PK_FIELD(rheology.gas_constant)},
+    {"snow.mu", PK_FIELD(rheology.mu)},
+    {"snow.mu_solid", PK_FIELD(rheology.mu_solid)},
+    {"snow.yield_stress", PK_FIELD(rheology.yield_stress)},
+    {"snow.power_n", PK_FIELD(rheology.power_n)},
+    {"snow.xsph_phi", PK_FIELD(rheology.xsph_phi)},
+    {"snow.max_speed", PK_FIELD(rheology.max_speed)},
+    {"snow.max_acceleration", PK_FIELD(rheology.max_acceleration)},
+    {"snow.mode_control", PK_FIELD(rheology.mode_control)},
 };
 const IntParam kInts[] = {
     {"sph.shepard_every", PK_FIELD(shepard_every)},
@@ -84,6 +94,10 @@ const NamedParam kNamed[] = {
      [](SphParams& p, const std::string& s) { p.faces = parse_faces(s); }},
     {"sph.terrain.law", [](const SphParams& p) { return std::string(to_string(p.terrain_contact.law)); },
      [](SphParams& p, const std::string& s) { p.terrain_contact.law = parse_terrain_law(s); }},
+    {"sph.model", [](const SphParams& p) { return std::string(to_string(p.model)); },
+     [](SphParams& p, const std::string& s) { p.model = parse_model(s); }},
+    {"snow.stress_form", [](const SphParams& p) { return std::string(to_string(p.rheology.stress_form)); },
+     [](SphParams& p, const std::string& s) { p.rheology.stress_form = parse_stress_form(s); }},
 };
 
 const fmt::AttributeValue* find(const fmt::Frame& frame, const char* key) {
@@ -202,6 +216,18 @@ void SphParamOverrides::apply(SphParams& p) const {
     if (terrain_friction) p.terrain_contact.friction = *terrain_friction;
     if (terrain_friction_height) p.terrain_contact.friction_height_m = *terrain_friction_height;
     if (terrain_tile) p.terrain_contact.tile_m = *terrain_tile;
+    if (model) p.model = parse_model(*model);
+    if (stress_form) p.rheology.stress_form = parse_stress_form(*stress_form);
+    if (dt) p.dt_fixed_s = *dt;
+    if (gas_constant) p.rheology.gas_constant = *gas_constant;
+    if (mu) p.rheology.mu = *mu;
+    if (mu_solid) p.rheology.mu_solid = *mu_solid;
+    if (yield_stress) p.rheology.yield_stress = *yield_stress;
+    if (power_n) p.rheology.power_n = *power_n;
+    if (xsph_phi) p.rheology.xsph_phi = *xsph_phi;
+    if (max_speed) p.rheology.max_speed = *max_speed;
+    if (max_acceleration) p.rheology.max_acceleration = *max_acceleration;
+    if (mode_control) p.rheology.mode_control = *mode_control;
 }
 
 }  // namespace partikel::sph

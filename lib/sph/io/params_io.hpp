@@ -31,6 +31,10 @@ struct SphParamOverrides {
     std::optional<int> shepard_every, verlet_euler_every, wave_face;
     std::optional<std::string> kernel, density, diffusion, integrator, faces;
     std::vector<float> gravity, density_limits;  // 3 and 2 values when given
+    // The snow models (SphParams::model, Rheology) and a fixed time step.
+    std::optional<std::string> model, stress_form;
+    std::optional<float> dt, gas_constant, mu, mu_solid, yield_stress, power_n, xsph_phi, max_speed, max_acceleration,
+        mode_control;
 
     // UsageError for a name that parses to nothing (kernel, integrator, ...).
     void apply(SphParams& params) const;

@@ -1,5 +1,7 @@
 #include "sph/io/scenes.hpp"
 
+#include "sph/snow.hpp"
+
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -8,6 +10,7 @@
 #include <functional>
 
 #include "base/error.hpp"
+#include "base/log.hpp"
 #include "sph/boundary.hpp"
 #include "sph/eos.hpp"
 
@@ -307,7 +310,16 @@ Scene avalanche(const SceneOptions& o) {
         set_smoothing(p, o);
     else
         p.h_m = 2.0f * p.dx_m;
-    // Material: settled snow. The snow model (Bingham) is chosen here.
+    // Material: settled snow as a Bingham fluid (docs/SNOW.md), or another snow model by
+    // --model: yield stress 1 kPa (a 1 m slab on the 35 degree slope drives 2.25 kPa at its
+    // base, so it flows; on ground flatter than about 15 degrees it stops), plastic viscosity
+    // 50 Pa s, solid viscosity 500 Pa s below yield.
+    p.model = o.model.empty() ? Model::bingham : parse_model(o.model);
+    if (p.model == Model::wcsph)
+        throw UsageError("avalanche: a snow model (bingham, herschel-bulkley, power-law, newtonian-muller)");
+    p.rheology.mu = 50.0f;
+    p.rheology.mu_solid = 500.0f;
+    p.rheology.yield_stress = 1000.0f;
     p.rho0 = 400.0f;
     domain_over_terrain(p, o.terrain, 10.0f);
     p.terrain_contact = {TerrainLaw::penalty, 2000.0f, 100.0f, 1.0f, 0.1f, o.terrain_tile_m};
@@ -318,10 +330,11 @@ Scene avalanche(const SceneOptions& o) {
     for (float x = x0; x <= x1; x += p.dx_m)
         for (float z = z0; z <= z1; z += p.dx_m) top = std::max(top, terrain_at(p, x, z));
     p.c0 = default_c0(o, std::sqrt(2.0f * 9.81f * (top + thickness - (p.domain_min.y + 10.0f))));
+    p.rheology.gas_constant = p.c0 * p.c0;  // the linear equation of state's sound speed is sqrt(k)
     // Lattice points within `thickness` of the ground along its normal, 0.5 dx < (y - ground)
     // n_y <= t, column by column (a steep or tall terrain would make the bounding box huge).
     const TerrainView view = terrain_view(p.terrain.height_m.data(), p.terrain, p.terrain_contact.tile_m);
-    const float dx = p.dx_m, mass = p.lattice_mass_kg();
+    const float dx = p.dx_m, mass = muller_lattice_mass(p.rho0, p.dx_m, p.h_m);
     for (float z = z0 + 0.5f * dx; z < z1; z += dx)
         for (float x = x0 + 0.5f * dx; x < x1; x += dx) {
             float gx, gz;
@@ -428,6 +441,44 @@ void set_hydrostatic_density(ParticleSet& set, const SphParams& p, float surface
     }
 }
 
+// Sandvik (2021)'s pool benchmark (section 6.3): a 150 x 150 x 75 m pool (x, z, y), h = 0.6 m,
+// particles h apart and heavy (mass rho0 / W_poly6(0): each at rest density with no neighbour
+// inside h, so the neighbour count stays the same at every size), filling layers of 250 x 250
+// from the floor: N = 256k ... 4096k (--particles). A snow model (--model; default the Newtonian
+// one). The rheology's defaults are those of docs/SNOW.md: mu 1 Pa s, mu_s 500 Pa s, tau_y
+// 100 Pa, n 1; the gas constant gives a sound speed of 10 x the free-fall speed from the fill
+// height.
+Scene pool(const SceneOptions& o) {
+    Scene s;
+    SphParams& p = s.params;
+    p.model = o.model.empty() ? Model::newtonian_muller : parse_model(o.model);
+    if (p.model == Model::wcsph) throw UsageError("pool: a snow model (newtonian-muller, bingham, herschel-bulkley, power-law)");
+    p.h_m = 0.6f;
+    p.dx_m = o.dx_m > 0.0f ? o.dx_m : p.h_m;
+    p.domain_min = {0.0f, 0.0f, 0.0f};
+    p.domain_max = {150.0f, 75.0f, 150.0f};
+    p.faces = {Face::wall, Face::wall, Face::wall, Face::open, Face::wall, Face::wall};
+    const std::int64_t n = o.particles > 0 ? o.particles : 1024000;
+    const int per_row = int(std::floor(150.0f / p.dx_m));
+    const std::int64_t per_layer = std::int64_t(per_row) * per_row;
+    const std::int64_t layers = (n + per_layer - 1) / per_layer;
+    const float fill_height = float(layers) * p.dx_m;
+    if (fill_height > 75.0f) throw UsageError("pool: " + std::to_string(n) + " particles do not fit at dx " + format_g(p.dx_m));
+    Rheology& r = p.rheology;
+    r.mu = 1.0f;
+    r.mu_solid = 500.0f;
+    r.yield_stress = 100.0f;
+    const float c = 10.0f * std::sqrt(2.0f * 9.81f * fill_height);
+    r.gas_constant = c * c;
+    const float m = muller_lattice_mass(p.rho0, p.dx_m, p.h_m);
+    for (std::int64_t k = 0; k < n; ++k) {
+        const std::int64_t layer = k / per_layer, in_layer = k % per_layer;
+        const float x = (float(in_layer % per_row) + 0.5f) * p.dx_m, z = (float(in_layer / per_row) + 0.5f) * p.dx_m;
+        s.particles.add({x, (float(layer) + 0.5f) * p.dx_m, z}, {0.0f, 0.0f, 0.0f}, p.rho0, m, ParticleKind::fluid);
+    }
+    return s;
+}
+
 const std::vector<SceneInfo>& scene_list() {
     static const std::vector<SceneInfo> list{
         {"dam-break", "Martin & Moyce (1952) n^2=2 column collapse, quasi-2D (--width a, default 0.05715 m)"},
@@ -440,6 +491,7 @@ const std::vector<SceneInfo>& scene_list() {
         {"inclined-plane", "Werner (2015)'s cluster benchmark: a slope along z, about half flooded"},
         {"avalanche", "a snow slab released on a hillside (--terrain, --release, --thickness), h = 0.2 m"},
         {"river", "water released at the head of a valley (--terrain, --release, --thickness) runs down it"},
+        {"pool", "Sandvik (2021)'s pool: 150 x 150 x 75 m, h 0.6 m, --particles N (default 1024000), --model"},
     };
     return list;
 }
@@ -468,6 +520,8 @@ Scene make_scene(std::string_view name, const SceneOptions& o) {
         s = avalanche(o);
     else if (name == "river")
         s = river(o);
+    else if (name == "pool")
+        s = pool(o);
     else
         throw UsageError("unknown scene '" + std::string(name) + "' (sph-init --list shows them)");
     if (s.particles.size() == 0) throw UsageError("scene '" + std::string(name) + "' has no particles at this dx");

@@ -32,6 +32,9 @@ struct SceneOptions {
     float radius_m = 0.2f;
     float height_m = 0.5f;
     Vec3f domain_min{0.0f, 0.0f, 0.0f}, domain_max{1.0f, 1.0f, 1.0f};
+    // pool: the particle count (0: 1024000) and the snow model ("": newtonian-muller).
+    std::int64_t particles = 0;
+    std::string model;
     // coastal, inclined-plane, box: a terrain replacing the scene's own (load_height_field);
     // avalanche, river: the hillside or valley (required).
     HeightField terrain;
