@@ -41,7 +41,7 @@ int sph_init(std::span<const std::string> args) {
     app.add_option("--c0", o.c0, "Sound speed [m/s] (0: 10 x the expected top speed)")->check(finite_non_negative());
     app.add_flag("--hydrostatic", o.hydrostatic, "Start from the hydrostatic density");
     app.add_option("--particles", o.particles, "pool: particle count (0: 1024000)")->check(CLI::NonNegativeNumber);
-    app.add_option("--model", o.model, "pool, avalanche: newtonian-muller, bingham, herschel-bulkley or power-law (docs/SNOW.md)");
+    app.add_option("--model", o.model, "pool, avalanche: a snow model (docs/SNOW.md; default by scene)");
     app.add_option("--boundary-layers", o.boundary_layers, "Layers of boundary particles in tank walls (0: 3)")
         ->check(number_in(0, 16));
     app.add_flag("--periodic", o.periodic, "still-tank: periodic in x and z instead of side walls");

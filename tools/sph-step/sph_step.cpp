@@ -47,7 +47,7 @@ void add_override_flags(CLI::App& app, sph::SphParamOverrides& o) {
     app.add_option("--wave-period", o.wave_period, "Wave maker period [s]")->group("Boundaries");
     add_terrain_contact_flags(app, o, true);
     app.add_option("--dt", o.dt, "Fixed time step [s] (0: adaptive)")->group("Physics");
-    app.add_option("--model", o.model, "wcsph, newtonian-muller, bingham, herschel-bulkley or power-law (docs/SNOW.md)")
+    app.add_option("--model", o.model, "wcsph, newtonian-muller, bingham, herschel-bulkley, power-law")
         ->group("Snow");
     app.add_option("--gas-constant", o.gas_constant, "k of p = k max(rho - rho0, 0) [m^2/s^2]")->group("Snow");
     app.add_option("--mu", o.mu, "Viscosity mu [Pa s] (power law: consistency [Pa s^n])")->group("Snow");
@@ -81,7 +81,7 @@ int sph_step(std::span<const std::string> args) {
         ->check(number_in(-1, 3))
         ->capture_default_str();
     bool write_stress = false;
-    app.add_flag("--write-stress", write_stress, "Snow models with a stress tensor: write the column stress (6 components)")
+    app.add_flag("--write-stress", write_stress, "Stress models: also write the column stress (6 components)")
         ->group("Snow");
     sph::SphParamOverrides overrides;
     add_override_flags(app, overrides);
