@@ -181,9 +181,12 @@ void newtonian_limit(const Backend& backend) {
         // continuum second moment: 6% for it (measured 5.6%), 5% for the stress path (4.1%).
         CHECK(err < (model == Model::newtonian_muller ? 0.06 : 0.05));
     }
-    // The rheology paths are one law at tau_y = 0, n = 1: identical profiles.
+    // The rheology paths are one law at tau_y = 0, n = 1: identical profiles on the CPU. On CUDA
+    // each path is its own kernel, which nvcc contracts into FMAs differently: within 1e-5 of
+    // the centre speed there (measured on the H200: last-digit differences, about 2e-7).
+    const double same = backend.is_cuda() ? 1e-5 * u0 : 0.0;
     for (std::size_t k = 2; k < profiles.size(); ++k)
-        for (int j = 0; j < cc.ny; ++j) CHECK(profiles[k].u[j] == profiles[1].u[j]);
+        for (int j = 0; j < cc.ny; ++j) CHECK(std::abs(double(profiles[k].u[j]) - profiles[1].u[j]) <= same);
     // The stress divergence against Mueller's Laplacian viscosity.
     double worst = 0.0;
     for (int j = 0; j < cc.ny; ++j) worst = std::max(worst, std::abs(profiles[1].u[j] - profiles[0].u[j]) / u0);
