@@ -1,5 +1,6 @@
 #include "base/io.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -163,6 +164,31 @@ OutputTarget resolve_output(const std::string& path) {
 
 std::string temporary_name(const std::string& path) {
     return dir_of(path) + "." + base_of(path) + ".partikel-tmp-" + std::to_string(getpid());
+}
+
+std::vector<std::string> abandoned_temporaries(const std::string& path) {
+    std::vector<std::string> found;
+    if (path.empty() || path == "-") return found;
+    OutputTarget target;
+    try {
+        target = resolve_output(path);
+    } catch (const IoError&) {
+        return found;
+    }
+    if (target.kind != OutputTarget::Kind::file) return found;
+    const std::string dir = dir_of(target.path);
+    const std::string prefix = "." + base_of(target.path) + ".partikel-tmp-";
+    DIR* d = opendir(dir.empty() ? "." : dir.c_str());
+    if (!d) return found;
+    while (const dirent* e = readdir(d)) {
+        const std::string name = e->d_name;
+        if (!name.starts_with(prefix)) continue;
+        const long pid = std::strtol(name.c_str() + prefix.size(), nullptr, 10);
+        if (pid > 0 && (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH)) continue;  // still running
+        found.push_back(dir + name);
+    }
+    closedir(d);
+    return found;
 }
 
 TempFile::TempFile(std::string final_path) : final_path_(std::move(final_path)), target_(resolve_output(final_path_)) {

@@ -19,6 +19,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <vector>
 
 namespace partikel {
 
@@ -52,6 +53,9 @@ OutputTarget resolve_output(const std::string& path);
 // (the resolved target), so that after a crash it is found beside the output it was meant to
 // become (particle-info and particle-convert read its complete frames).
 std::string temporary_name(const std::string& path);
+// Temporaries of `path` (see temporary_name, the path resolved) that processes no longer
+// running left behind: what a crash (SIGKILL, power loss) leaves of an output.
+std::vector<std::string> abandoned_temporaries(const std::string& path);
 
 // A path to write to for writers that need one (HDF5, EXR): for a file output, a temporary
 // next to the (resolved) target, removed on a signal or when the object dies uncommitted, and
