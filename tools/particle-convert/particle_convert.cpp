@@ -29,7 +29,7 @@ int particle_convert(std::span<const std::string> args) {
     app.add_option("--frames", frames, "Frames to keep: 3, 0:100:10, 5:, 1,4,9 (0-based, stop exclusive)");
     app.add_option("--groups", groups, "Groups to keep, in order; a:b renames: fluid,walls:boundary");
     app.add_flag("--recover", recover,
-                 "Keep every complete frame of a damaged or truncated input (a crashed run's temporary)");
+                 "Keep the complete frames of a cut or damaged input");
     app.add_option("--columns", columns, "Columns to keep, in order; a:b renames: position,density:rho");
     app.add_option("-l,--level", w.zstd_level, "Stream: zstd level (-7..22; 1 fast, 3 default, 9+ small)")->capture_default_str();
     app.add_flag("--no-shuffle", no_shuffle, "Stream: no byte-shuffle/delta filters");
