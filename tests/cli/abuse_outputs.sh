@@ -111,6 +111,16 @@ check "particle-info on a full disk" 1 bash -c "ulimit -f 1; trap '' XFSZ; parti
 expect_error "particle-info on a full disk" particle-info "<stdout>: write failed"
 check "frnn-build --stats to /dev/full" 1 bash -c "frnn-build -i d.pks --group fluid -r 0.02 --device cpu --stats > /dev/full"
 
+# Absurd sizes are refused with the numbers before anything is allocated (each run is capped at
+# 1 GB of address space: a program that tried would fail or be killed instead of exiting 2).
+check "sph-init --dx 1e-9" 2 bash -c "ulimit -v 1000000; sph-init dam-break --dx 1e-9 -o huge.pks"
+expect_error "sph-init --dx 1e-9" sph-init "particles, about .* GB of host memory .* use a larger --dx"
+check "pic-track --particles 1e11" 2 bash -c "ulimit -v 1000000; pic-track --distribution waterbag $argon --intensity 2e10 --particles 100000000000 --pipe-radius 0.075 --device cpu --steps 1 -o huge.pks"
+expect_error "pic-track --particles 1e11" pic-track "needs about .* GB of host memory"
+check "nbody-init -n 1e12" 2 bash -c "ulimit -v 1000000; nbody-init plummer -n 1000000000000 -o huge.pks"
+expect_error "nbody-init -n 1e12" nbody-init "of host memory"
+[ -e huge.pks ] && { echo "FAIL an absurd size left huge.pks"; fail=1; }
+
 # SIGINT in the middle of a run: the frames so far are kept under the final name, readable, and
 # the diagnostics table ends on a whole row.
 whole_rows() {  # TABLE: every line has the header's number of fields and ends in a newline
