@@ -111,6 +111,23 @@ check "particle-info on a full disk" 1 bash -c "ulimit -f 1; trap '' XFSZ; parti
 expect_error "particle-info on a full disk" particle-info "<stdout>: write failed"
 check "frnn-build --stats to /dev/full" 1 bash -c "frnn-build -i d.pks --group fluid -r 0.02 --device cpu --stats > /dev/full"
 
+# Damaged HDF5 input (formats/SPEC.md §3.4): every reader ends with a clean error or a correct
+# read, never a signal, and no program leaves a temporary behind.
+particle-convert d.pks good.h5 --no-xdmf -q || { echo "FAIL making good.h5"; exit 1; }
+size=$(stat -c %s good.h5)
+for ((offset = 3; offset < size; offset += 1499)); do
+  python3 -c "import sys; b = bytearray(open('good.h5', 'rb').read()); b[$offset] ^= 0x5A; open('bad.h5', 'wb').write(b)"
+  for cmd in "particle-info bad.h5" "particle-convert bad.h5 conv.pks" "compare-results bad.h5 good.h5" \
+             "frnn-build -i bad.h5 --group fluid -r 0.02 --device cpu -o lists.pks" \
+             "sph-step -i bad.h5 -o step.pks --steps 1 --device cpu -q"; do
+    $cmd > /dev/zero 2>bad.err
+    rc=$?
+    if [ $rc -ge 126 ]; then echo "FAIL $cmd with byte $offset flipped: exit $rc: $(head -2 bad.err)"; fail=1; fi
+    if [ $rc -ne 0 ] && ! grep -q "bad.h5" bad.err; then echo "FAIL $cmd, byte $offset: error does not name the file: $(head -2 bad.err)"; fail=1; fi
+  done
+  no_leftovers "damaged HDF5 at byte $offset"
+done
+
 # Absurd sizes are refused with the numbers before anything is allocated (each run is capped at
 # 1 GB of address space: a program that tried would fail or be killed instead of exiting 2).
 check "sph-init --dx 1e-9" 2 bash -c "ulimit -v 1000000; sph-init dam-break --dx 1e-9 -o huge.pks"
