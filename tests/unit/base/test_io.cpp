@@ -2,10 +2,13 @@
 
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
@@ -243,5 +246,32 @@ TEST_CASE("core.io abandoned temporaries are those of processes no longer runnin
     const auto left = abandoned_temporaries(dir + "/run.pks");
     REQUIRE(left.size() == 1);
     CHECK(left[0] == dir + "/.run.pks.partikel-tmp-999999999");
+    std::system(("rm -rf " + dir).c_str());
+}
+
+TEST_CASE("core.io a Unix socket is connected to and written directly") {
+    std::string dir = temp_dir();
+    const std::string path = dir + "/sock";
+    const int server = ::socket(AF_UNIX, SOCK_STREAM, 0);
+    REQUIRE(server >= 0);
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    std::snprintf(address.sun_path, sizeof address.sun_path, "%s", path.c_str());
+    REQUIRE(::bind(server, reinterpret_cast<const sockaddr*>(&address), sizeof address) == 0);
+    REQUIRE(::listen(server, 1) == 0);
+    std::string got;
+    std::thread reader([&] {
+        const int peer = ::accept(server, nullptr, nullptr);
+        char buf[4096];
+        for (ssize_t n; (n = ::read(peer, buf, sizeof buf)) > 0;) got.append(buf, static_cast<std::size_t>(n));
+        ::close(peer);
+    });
+    write_through(path, "over the socket");
+    reader.join();
+    ::close(server);
+    CHECK(got == "over the socket");
+    struct stat st {};
+    REQUIRE(::lstat(path.c_str(), &st) == 0);
+    CHECK(S_ISSOCK(st.st_mode));
     std::system(("rm -rf " + dir).c_str());
 }
