@@ -34,6 +34,7 @@ test-gpu: build
 # out-of-memory tests) must fail cleanly instead of aborting the sanitizer.
 sanitize: export ASAN_OPTIONS = allocator_may_return_null=1
 sanitize: export UBSAN_OPTIONS = print_stacktrace=1:halt_on_error=1
+sanitize: export LSAN_OPTIONS = suppressions=$(CURDIR)/tests/sanitize/lsan.supp
 sanitize:
 	@$(MAKE) test BUILD=build-sanitize CMAKE_FLAGS="-DPARTIKEL_CUDA=OFF -DPARTIKEL_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo"
 

@@ -1,14 +1,19 @@
 #include "base/io.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <csignal>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -59,12 +64,48 @@ std::string errno_text(const std::string& what, const std::string& path) {
     return path + ": " + what + ": " + std::strerror(errno);
 }
 
-std::string make_temp_path(const std::string& final_path) {
-    static std::atomic<unsigned> counter{0};
-    auto slash = final_path.find_last_of('/');
-    std::string dir = slash == std::string::npos ? "" : final_path.substr(0, slash + 1);
-    std::string base = slash == std::string::npos ? final_path : final_path.substr(slash + 1);
-    return dir + "." + base + ".partikel-tmp-" + std::to_string(getpid()) + "-" + std::to_string(counter++);
+std::string dir_of(const std::string& path) {
+    const auto slash = path.find_last_of('/');
+    return slash == std::string::npos ? "" : path.substr(0, slash + 1);
+}
+std::string base_of(const std::string& path) {
+    const auto slash = path.find_last_of('/');
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+bool path_exists(const std::string& path) {
+    struct stat st {};
+    return ::lstat(path.c_str(), &st) == 0;
+}
+
+// `stem` itself, or with "-1", "-2", ... when a file of that name exists already (a second
+// output to the same path in one process, or a leftover of a crash whose PID came round again).
+std::string unused_name(const std::string& stem) {
+    std::string name = stem;
+    for (int n = 1; path_exists(name); ++n) name = stem + "-" + std::to_string(n);
+    return name;
+}
+
+// Opens a direct output (device, FIFO, socket) for writing.
+int open_direct(const OutputTarget& target, const std::string& shown) {
+    if (target.socket) {
+        sockaddr_un address{};
+        if (target.path.size() >= sizeof address.sun_path) throw IoError(shown + ": socket path too long");
+        address.sun_family = AF_UNIX;
+        std::memcpy(address.sun_path, target.path.c_str(), target.path.size() + 1);
+        int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0) throw IoError(errno_text("cannot create a socket for", shown));
+        if (::connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0) {
+            const int err = errno;
+            ::close(fd);
+            errno = err;
+            throw IoError(errno_text("cannot connect to socket", shown));
+        }
+        return fd;
+    }
+    int fd = ::open(target.path.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) throw IoError(errno_text("cannot open for writing", shown));
+    return fd;
 }
 
 }  // namespace
@@ -85,8 +126,79 @@ void install_signal_cleanup() {
     signal(SIGPIPE, SIG_IGN);
 }
 
-TempFile::TempFile(std::string final_path) : final_path_(std::move(final_path)) {
-    temp_path_ = make_temp_path(final_path_);
+OutputTarget resolve_output(const std::string& path) {
+    OutputTarget target;
+    std::string p = path;
+    for (int links = 0;; ++links) {
+        struct stat st {};
+        if (::lstat(p.c_str(), &st) != 0) {
+            if (errno != ENOENT) throw IoError(errno_text("cannot look at", path));
+            target.path = p;  // a new file (the directory is checked when the temporary is made)
+            return target;
+        }
+        if (S_ISLNK(st.st_mode)) {
+            if (links >= 40) throw IoError(path + ": too many levels of symbolic links");
+            std::vector<char> buf(static_cast<std::size_t>(st.st_size > 0 ? st.st_size : 255) + 1);
+            const ssize_t n = ::readlink(p.c_str(), buf.data(), buf.size());
+            if (n < 0) throw IoError(errno_text("cannot read link", p));
+            std::string to(buf.data(), static_cast<std::size_t>(n));
+            p = to.starts_with('/') ? to : dir_of(p) + to;
+            continue;
+        }
+        if (S_ISREG(st.st_mode)) {
+            target.path = p;
+            target.exists = true;
+            target.mode = st.st_mode & 07777;
+        } else if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)) {
+            target.kind = OutputTarget::Kind::direct;
+            target.path = p;
+            target.socket = S_ISSOCK(st.st_mode);
+        } else if (S_ISDIR(st.st_mode)) {
+            throw IoError(path + ": is a directory");
+        } else {
+            throw IoError(path + ": is a block device or another special file; refusing to write over it");
+        }
+        return target;
+    }
+}
+
+std::string temporary_name(const std::string& path) {
+    return dir_of(path) + "." + base_of(path) + ".partikel-tmp-" + std::to_string(getpid());
+}
+
+std::vector<std::string> abandoned_temporaries(const std::string& path) {
+    std::vector<std::string> found;
+    if (path.empty() || path == "-") return found;
+    OutputTarget target;
+    try {
+        target = resolve_output(path);
+    } catch (const IoError&) {
+        return found;
+    }
+    if (target.kind != OutputTarget::Kind::file) return found;
+    const std::string dir = dir_of(target.path);
+    const std::string prefix = "." + base_of(target.path) + ".partikel-tmp-";
+    DIR* d = opendir(dir.empty() ? "." : dir.c_str());
+    if (!d) return found;
+    while (const dirent* e = readdir(d)) {
+        const std::string name = e->d_name;
+        if (!name.starts_with(prefix)) continue;
+        const long pid = std::strtol(name.c_str() + prefix.size(), nullptr, 10);
+        if (pid > 0 && (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH)) continue;  // still running
+        found.push_back(dir + name);
+    }
+    closedir(d);
+    return found;
+}
+
+TempFile::TempFile(std::string final_path) : final_path_(std::move(final_path)), target_(resolve_output(final_path_)) {
+    if (target_.kind == OutputTarget::Kind::file) {
+        temp_path_ = unused_name(temporary_name(target_.path));
+    } else {
+        const char* tmpdir = std::getenv("TMPDIR");
+        const std::string dir = tmpdir && *tmpdir ? tmpdir : "/tmp";
+        temp_path_ = unused_name(dir + "/partikel-tmp-" + std::to_string(getpid()) + "-" + base_of(target_.path));
+    }
     slot_ = register_temp(temp_path_);
 }
 
@@ -97,10 +209,50 @@ TempFile::~TempFile() {
 
 void TempFile::commit() {
     if (committed_) return;
-    if (rename(temp_path_.c_str(), final_path_.c_str()) != 0) throw IoError(errno_text("cannot rename into place", final_path_));
+    if (target_.kind == OutputTarget::Kind::direct) {
+        // The device gets the bytes in order; the temporary goes either way (destructor).
+        int in = ::open(temp_path_.c_str(), O_RDONLY | O_CLOEXEC);
+        if (in < 0) throw IoError(errno_text("cannot reopen the temporary", temp_path_));
+        struct FdCloser { int fd; ~FdCloser() { if (fd >= 0) ::close(fd); } } in_closer{in};
+        int out = open_direct(target_, final_path_);
+        FdCloser out_closer{out};
+        std::vector<char> buf(std::size_t{1} << 20);
+        for (;;) {
+            const ssize_t n = ::read(in, buf.data(), buf.size());
+            if (n < 0) {
+                if (errno == EINTR) continue;
+                throw IoError(errno_text("read failed", temp_path_));
+            }
+            if (n == 0) break;
+            write_all(out, buf.data(), static_cast<std::size_t>(n), final_path_);
+        }
+        if (::close(out_closer.fd) != 0 && errno != EINTR) {
+            out_closer.fd = -1;
+            throw IoError(errno_text("write failed", final_path_));
+        }
+        out_closer.fd = -1;
+        unlink(temp_path_.c_str());
+        committed_ = true;
+        unregister_temp(slot_);
+        slot_ = -1;
+        return;
+    }
+    if (target_.exists) ::chmod(temp_path_.c_str(), target_.mode);  // the replaced file's permissions
+    if (rename(temp_path_.c_str(), target_.path.c_str()) != 0) throw IoError(errno_text("cannot rename into place", final_path_));
     committed_ = true;
     unregister_temp(slot_);
     slot_ = -1;
+}
+
+void check_stdout() {
+    const bool flushed = std::fflush(stdout) == 0;
+    const int err = errno;
+    if (flushed && !std::ferror(stdout)) return;
+    if (!flushed && err == EPIPE) throw BrokenPipe();
+    std::string text = "<stdout>: write failed";
+    if (!flushed) text += std::string(": ") + std::strerror(err);
+    std::clearerr(stdout);
+    throw IoError(text);
 }
 
 void write_all(int fd, const void* data, std::size_t bytes, const std::string& name) {
@@ -123,10 +275,11 @@ namespace {
 // straight through.
 class FdOutput : public OutputStream {
 public:
-    FdOutput(int fd, std::string name, std::unique_ptr<TempFile> temp)
-        : fd_(fd), name_(std::move(name)), temp_(std::move(temp)) { buffer_.reserve(kBuffer); }
+    // `owned`: the descriptor is closed here (files and devices; not stdout).
+    FdOutput(int fd, std::string name, std::unique_ptr<TempFile> temp, bool owned)
+        : fd_(fd), name_(std::move(name)), temp_(std::move(temp)), owned_(owned) { buffer_.reserve(kBuffer); }
     ~FdOutput() override {
-        if (temp_ && fd_ >= 0) ::close(fd_);
+        if (owned_ && fd_ >= 0) ::close(fd_);
     }
     void write(const void* data, std::size_t bytes) override {
         if (buffer_.size() + bytes > kBuffer) drain();
@@ -137,12 +290,13 @@ public:
     void flush() override { drain(); }
     void commit() override {
         drain();
-        if (temp_) {
-            if (::fsync(fd_) != 0 && errno != EINVAL) throw IoError(errno_text("fsync failed", name_));
-            if (::close(fd_) != 0) throw IoError(errno_text("close failed", name_));
+        if (temp_ && ::fsync(fd_) != 0 && errno != EINVAL) throw IoError(errno_text("write failed", name_));
+        if (owned_ && fd_ >= 0) {
+            const int fd = fd_;
             fd_ = -1;
-            temp_->commit();
+            if (::close(fd) != 0 && errno != EINTR) throw IoError(errno_text("write failed", name_));
         }
+        if (temp_) temp_->commit();
     }
     std::uint64_t position() const override { return position_; }
     const std::string& name() const override { return name_; }
@@ -156,6 +310,7 @@ private:
     int fd_;
     std::string name_;
     std::unique_ptr<TempFile> temp_;
+    bool owned_;
     std::vector<char> buffer_;
     std::uint64_t position_ = 0;
 };
@@ -234,12 +389,14 @@ std::unique_ptr<OutputStream> OutputStream::open(const std::string& path, bool b
     if (path == "-" || path.empty()) {
         if (binary && !force && isatty(STDOUT_FILENO))
             throw UsageError("refusing to write binary particle data to a terminal (redirect stdout, use -o FILE, or --force)");
-        return std::make_unique<FdOutput>(STDOUT_FILENO, "<stdout>", nullptr);
+        return std::make_unique<FdOutput>(STDOUT_FILENO, "<stdout>", nullptr, false);
     }
+    const OutputTarget target = resolve_output(path);
+    if (target.kind == OutputTarget::Kind::direct) return std::make_unique<FdOutput>(open_direct(target, path), path, nullptr, true);
     auto temp = std::make_unique<TempFile>(path);
-    int fd = ::open(temp->path().c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int fd = ::open(temp->path().c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd < 0) throw IoError(errno_text("cannot create", path));
-    return std::make_unique<FdOutput>(fd, path, std::move(temp));
+    return std::make_unique<FdOutput>(fd, path, std::move(temp), true);
 }
 
 std::unique_ptr<InputStream> InputStream::open(const std::string& path) {

@@ -1,9 +1,17 @@
 // Byte streams for every reader and writer: files, stdin/stdout ("-"), pipes.
 //
-// OutputStream writes a named file under a temporary name in the same directory and renames
-// it on commit(); if the program fails, is interrupted (SIGINT/SIGTERM) or the object is
-// destroyed before commit(), the temporary is removed and nothing appears under the final
-// name. Writing to a closed pipe throws BrokenPipe.
+// Every output path is written by one rule (docs/ARCHITECTURE.md, "How output files are
+// written"), after looking at what the path is (resolve_output):
+//  - a regular file or a new path: written under a temporary name in the same directory,
+//    ".NAME.partikel-tmp-PID", and renamed onto the path on commit(); if the program fails, is
+//    interrupted (SIGINT/SIGTERM) or the object is destroyed before commit(), the temporary is
+//    removed and nothing appears under the final name (a file that was there stays untouched);
+//  - a symbolic link: followed (to its end), and its target written as above; the link stays;
+//  - a character device, FIFO or socket: written directly, in order, with no temporary (there is
+//    nothing to rename, and renaming onto /dev/null would replace the device);
+//  - a directory or a block device: refused (IoError).
+// Every write, the final flush, fsync and close are checked: a full disk is an IoError
+// "PATH: write failed: No space left on device". Writing to a closed pipe throws BrokenPipe.
 #pragma once
 
 #include <cstddef>
@@ -11,6 +19,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <vector>
 
 namespace partikel {
 
@@ -27,8 +36,31 @@ void set_graceful_interrupts(bool enabled);
 // The signal that asked for a graceful stop (SIGINT, SIGTERM), or 0.
 int interrupt_signal();
 
-// A temporary path next to `final_path` that is removed on a signal or when the object dies
-// uncommitted; commit() renames it to `final_path`. For writers that need a path (HDF5, EXR).
+// What an output path is, and so how it is written (see above).
+struct OutputTarget {
+    enum class Kind { file, direct };
+    Kind kind = Kind::file;
+    std::string path;       // file: the regular path to rename onto (links followed); direct: the device
+    bool exists = false;    // file: a regular file is there now (its permissions are kept)
+    unsigned mode = 0;      // file: that file's permission bits
+    bool socket = false;    // direct: a Unix socket (connected, not opened)
+};
+// Follows symbolic links (also dangling ones, to the path they name); IoError for a directory,
+// a block device or a loop of links.
+OutputTarget resolve_output(const std::string& path);
+
+// The temporary name a file output is written under: ".NAME.partikel-tmp-PID" next to `path`
+// (the resolved target), so that after a crash it is found beside the output it was meant to
+// become (particle-info and particle-convert read its complete frames).
+std::string temporary_name(const std::string& path);
+// Temporaries of `path` (see temporary_name, the path resolved) that processes no longer
+// running left behind: what a crash (SIGKILL, power loss) leaves of an output.
+std::vector<std::string> abandoned_temporaries(const std::string& path);
+
+// A path to write to for writers that need one (HDF5, EXR): for a file output, a temporary
+// next to the (resolved) target, removed on a signal or when the object dies uncommitted, and
+// renamed onto the target by commit(); for a device, FIFO or socket, a temporary in $TMPDIR
+// (or /tmp) whose bytes commit() copies to the device, in order, and then removes.
 class TempFile {
 public:
     explicit TempFile(std::string final_path);
@@ -37,11 +69,12 @@ public:
     TempFile& operator=(const TempFile&) = delete;
     const std::string& path() const { return temp_path_; }
     const std::string& final_path() const { return final_path_; }
-    void commit();                       // rename; throws IoError
+    void commit();                       // rename (or copy to the device); throws IoError
     bool committed() const { return committed_; }
 
 private:
     std::string final_path_;
+    OutputTarget target_;
     std::string temp_path_;
     int slot_ = -1;
     bool committed_ = false;
@@ -50,12 +83,15 @@ private:
 class OutputStream {
 public:
     // "-" is stdout. Refuses (UsageError) to write binary data to a terminal unless `force`.
+    // Any other path as resolve_output() says.
     static std::unique_ptr<OutputStream> open(const std::string& path, bool binary = true, bool force = false);
     virtual ~OutputStream() = default;
     virtual void write(const void* data, std::size_t bytes) = 0;   // IoError / BrokenPipe
     void write(std::span<const std::byte> bytes) { write(bytes.data(), bytes.size()); }
     virtual void flush() = 0;
-    virtual void commit() = 0;           // flush, and for files rename into place
+    // Flush, fsync and close (each checked), and for files rename into place. Without it the
+    // temporary is removed; a direct output keeps what was written.
+    virtual void commit() = 0;
     virtual std::uint64_t position() const = 0;   // bytes written so far
     virtual const std::string& name() const = 0;  // for messages: the path or "<stdout>"
 };
@@ -78,7 +114,12 @@ public:
     virtual std::uint64_t size() const = 0;       // file size (0 for pipes)
 };
 
-// Write all bytes to a file descriptor, retrying on EINTR; EPIPE -> BrokenPipe.
+// Write all bytes to a file descriptor, retrying on EINTR; EPIPE -> BrokenPipe; any other
+// failure (ENOSPC, EFBIG, EIO) -> IoError "NAME: write failed: <strerror>".
 void write_all(int fd, const void* data, std::size_t bytes, const std::string& name);
+
+// Flushes stdout and reports whether everything written to it through stdio arrived:
+// IoError "<stdout>: write failed: ..." otherwise. tools/common calls it after a program's body.
+void check_stdout();
 
 }  // namespace partikel

@@ -7,16 +7,67 @@
 
 namespace partikel::fmt::h5 {
 
+namespace {
+
+herr_t collect_reason(unsigned n, const H5E_error2_t* error, void* data) {
+    auto& reasons = *static_cast<std::vector<std::string>*>(data);
+    (void)n;
+    if (error->desc) reasons.emplace_back(error->desc);
+    return 0;
+}
+
+}  // namespace
+
+std::string error_reason() {
+    std::vector<std::string> reasons;  // innermost first
+    H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, collect_reason, &reasons);
+    // A failed system call: "..., errno = 28, error message = 'No space left on device', ...".
+    for (const auto& r : reasons) {
+        const auto at = r.find("error message = '");
+        if (at == std::string::npos) continue;
+        const auto begin = at + 17, end = r.find('\'', begin);
+        if (end != std::string::npos) return r.substr(begin, end - begin);
+    }
+    return reasons.empty() ? std::string() : reasons.front();
+}
+
+namespace {
+std::string with_reason(const std::string& what) {
+    const std::string reason = error_reason();
+    return reason.empty() ? what : what + ": " + reason;
+}
+}  // namespace
+
 Id checked(hid_t id, const std::string& what) {
-    if (id < 0) throw IoError("HDF5: " + what);
+    if (id < 0) throw IoError(with_reason(what));
     return Id(id);
 }
 
 void check(herr_t status, const std::string& what) {
-    if (status < 0) throw IoError("HDF5: " + what);
+    if (status < 0) throw IoError(with_reason(what));
 }
 
-void silence_errors() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
+void close_checked(Id& id, const std::string& what) {
+    if (!id.valid()) return;
+    const hid_t raw = id.get();
+    id.release();
+    check(H5Idec_ref(raw), what);
+}
+
+void silence_errors() {
+    static std::once_flag once;
+    std::call_once(once, [] {
+        H5dont_atexit();
+        H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+    });
+}
+
+Id file_access_for_writing() {
+    silence_errors();
+    Id fapl = checked(H5Pcreate(H5P_FILE_ACCESS), "file access properties");
+    check(H5Pset_libver_bounds(fapl, H5F_LIBVER_V110, H5F_LIBVER_V110), "file format version");
+    return fapl;
+}
 
 namespace {
 
@@ -161,14 +212,18 @@ void write_zero_of_type(hid_t obj, const char* name, ScalarType type) {
     write_attr(obj, name, file_type_of(type), native_type_of(type), space, zero);
 }
 
-bool has_attribute(hid_t obj, const char* name) { return H5Aexists(obj, name) > 0; }
+bool has_attribute(hid_t obj, const char* name) {
+    const htri_t exists = H5Aexists(obj, name);
+    if (exists < 0) throw FormatError(with_reason(std::string("cannot look up attribute ") + name));
+    return exists > 0;
+}
 
 namespace {
 
 Id open_attr(hid_t obj, const char* name) {
     if (!has_attribute(obj, name)) return {};
     Id attr(H5Aopen(obj, name, H5P_DEFAULT));
-    if (!attr.valid()) throw FormatError(std::string("cannot open attribute ") + name);
+    if (!attr.valid()) throw FormatError(with_reason(std::string("cannot open attribute ") + name));
     return attr;
 }
 
@@ -263,20 +318,30 @@ std::vector<std::string> link_names(hid_t group) {
     const H5_index_t index = (order_flags & H5P_CRT_ORDER_INDEXED) ? H5_INDEX_CRT_ORDER : H5_INDEX_NAME;
     hsize_t idx = 0;
     if (H5Literate(group, index, H5_ITER_INC, &idx, collect_name, &names) < 0)
-        throw FormatError("cannot list an HDF5 group");
+        throw FormatError(with_reason("cannot list an HDF5 group"));
     return names;
 }
 
 bool is_group(hid_t parent, const std::string& name) {
-    // H5Lexists first: H5Oget_info on a missing name is an error, and a dangling link is no group.
-    if (H5Lexists(parent, name.c_str(), H5P_DEFAULT) <= 0) return false;
+    // H5Lexists first: H5Oget_info on a missing name is an error, and a dangling soft or
+    // external link is no group. A hard link whose object cannot be read is damage, not absence.
+    const htri_t exists = H5Lexists(parent, name.c_str(), H5P_DEFAULT);
+    if (exists < 0) throw FormatError(with_reason("cannot look up " + name));
+    if (exists == 0) return false;
 #if H5_VERSION_GE(1, 12, 0)
+    H5L_info2_t link;
+    if (H5Lget_info2(parent, name.c_str(), &link, H5P_DEFAULT) < 0) throw FormatError(with_reason("cannot read link " + name));
     H5O_info2_t info;
-    if (H5Oget_info_by_name3(parent, name.c_str(), &info, H5O_INFO_BASIC, H5P_DEFAULT) < 0) return false;
+    if (H5Oget_info_by_name3(parent, name.c_str(), &info, H5O_INFO_BASIC, H5P_DEFAULT) < 0) {
 #else
+    H5L_info_t link;
+    if (H5Lget_info(parent, name.c_str(), &link, H5P_DEFAULT) < 0) throw FormatError(with_reason("cannot read link " + name));
     H5O_info_t info;
-    if (H5Oget_info_by_name2(parent, name.c_str(), &info, H5O_INFO_BASIC, H5P_DEFAULT) < 0) return false;
+    if (H5Oget_info_by_name2(parent, name.c_str(), &info, H5O_INFO_BASIC, H5P_DEFAULT) < 0) {
 #endif
+        if (link.type == H5L_TYPE_HARD) throw FormatError(with_reason("cannot read object " + name));
+        return false;
+    }
     return info.type == H5O_TYPE_GROUP;
 }
 

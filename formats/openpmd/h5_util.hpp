@@ -35,6 +35,12 @@ public:
         id_ = -1;
     }
     hid_t get() const { return id_; }
+    // Gives up ownership without closing.
+    hid_t release() {
+        const hid_t id = id_;
+        id_ = -1;
+        return id;
+    }
     operator hid_t() const { return id_; }
     bool valid() const { return id_ >= 0; }
 
@@ -42,12 +48,27 @@ private:
     hid_t id_ = -1;
 };
 
-// Throws IoError(`what`) when `id` < 0; for calls that must succeed while writing.
+// Throws IoError("`what`: <HDF5's reason>") when `id` < 0; for calls that must succeed while
+// writing. The reason is the failed system call's text when there is one ("No space left on
+// device"), else the innermost message of HDF5's error stack.
 Id checked(hid_t id, const std::string& what);
 void check(herr_t status, const std::string& what);
+// Closes `id` (of any kind) and throws IoError like check() when HDF5 cannot finish it (a
+// dataset's or file's last writes happen here).
+void close_checked(Id& id, const std::string& what);
+// The reason of the HDF5 call that failed last (see checked()); "" when HDF5 recorded none.
+std::string error_reason();
 
-// Turns off HDF5's printing of its error stack: errors become our exceptions.
+// Once per process, before any other HDF5 call: turns off HDF5's printing of its error stack
+// (errors become our exceptions, see error_reason) and its exit handler (which, after a failed
+// write, closes half-closed datasets again and crashes; every object we open is closed by Id).
 void silence_errors();
+
+// File access properties for files Partikel writes: the HDF5 1.10 file format (superblock v3,
+// object header v2, v2 B-trees, fixed/extensible-array chunk indexes), whose metadata all carry
+// Jenkins lookup3 checksums, so that a reader detects damage instead of following garbage.
+// Readable by HDF5 >= 1.10.0 (h5py >= 2.7 built on it, ParaView >= 5.6); SPEC.md §3.4.
+Id file_access_for_writing();
 // Makes the zstd filter (id 32015) available, registering Partikel's own implementation when
 // no plugin provides it. Returns false if it cannot be made available.
 bool ensure_zstd_filter();

@@ -66,18 +66,34 @@ std::vector<std::string> ordered_components(std::vector<std::string> names) {
 }
 
 class Hdf5Reader final : public FrameReader {
+    // Runs `body`; a FormatError or IoError (HDF5's, from h5_util) that does not name `where`
+    // yet becomes a FormatError "where: ...": every error about a damaged file names it.
+    template <class Body> static decltype(auto) naming(const std::string& where, Body&& body) {
+        try {
+            return body();
+        } catch (const FormatError& e) {
+            if (std::string_view(e.what()).starts_with(where)) throw;
+            throw FormatError(where + ": " + e.what());
+        } catch (const IoError& e) {
+            if (std::string_view(e.what()).starts_with(where)) throw;
+            throw FormatError(where + ": " + e.what());
+        }
+    }
+
 public:
     explicit Hdf5Reader(const std::string& path) : name_(path) {
         h5::silence_errors();
         h5::ensure_zstd_filter();
         if (path.find("%T") != std::string::npos) {
-            for (const auto& f : series_files(path)) {
+            for (const auto& f : series_files(path)) naming(f.file, [&] {
                 open_file(f.file);
                 list_iterations(f.file);
-            }
+            });
         } else {
-            open_file(path);
-            list_iterations(path);
+            naming(path, [&] {
+                open_file(path);
+                list_iterations(path);
+            });
         }
     }
 
@@ -145,11 +161,7 @@ private:
     Frame read_iteration(const Iteration& it) {
         const std::string where = it.file + ": iteration " + std::to_string(it.step) + " (frame " + std::to_string(next_) + ")";
         try {
-            return read_iteration_unchecked(it, where);
-        } catch (const FormatError& e) {
-            const std::string what = e.what();
-            if (what.rfind(it.file, 0) == 0) throw;
-            fail(where + ": " + what);
+            return naming(where, [&] { return read_iteration_unchecked(it, where); });
         } catch (const UsageError& e) {
             fail(where + ": " + e.what());
         }
@@ -181,6 +193,8 @@ private:
 
     static void read_frame_attributes(hid_t group, Frame& frame) {
         const int n = H5Aget_num_attrs(group);
+        if (n < 0) throw FormatError(h5::error_reason().empty() ? "cannot count the iteration's attributes"
+                                                                : "cannot count the iteration's attributes: " + h5::error_reason());
         for (int i = 0; i < n; ++i) {
             Id attr(H5Aopen_by_idx(group, ".", H5_INDEX_NAME, H5_ITER_INC, static_cast<hsize_t>(i), H5P_DEFAULT, H5P_DEFAULT));
             if (!attr.valid()) throw FormatError("cannot open an iteration attribute");

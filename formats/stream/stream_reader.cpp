@@ -167,11 +167,14 @@ private:
         if (length > max_record_body)
             fail_at(rec.offset, "record \"" + rec.tag + "\" claims " + std::to_string(length) +
                                     " bytes, above the 64 MiB limit");
-        check_available(length, what);
-        rec.body.resize(length);
-        read_fully(rec.body.data(), length, what);
+        // Body and checksum in one read, so that a truncation counts every byte the record
+        // still needs (not only those of the part it was cut in).
         std::uint64_t sum;
-        read_fully(&sum, sizeof sum, what);
+        check_available(std::uint64_t{length} + sizeof sum, what);
+        rec.body.resize(std::size_t{length} + sizeof sum);
+        read_fully(rec.body.data(), rec.body.size(), what);
+        std::memcpy(&sum, rec.body.data() + length, sizeof sum);
+        rec.body.resize(length);
         if (sum != xxh64(rec.body.data(), rec.body.size()))
             fail_at(rec.offset, "checksum mismatch in record \"" + rec.tag + "\"");
         return rec;

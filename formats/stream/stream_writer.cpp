@@ -138,6 +138,10 @@ public:
         }
         write_record("PKFR", dir.bytes());
         write_blocks(jobs);
+        // Each complete frame reaches the file at once: after a crash (SIGKILL, power loss) the
+        // temporary holds every frame written so far, which particle-info and particle-convert
+        // recover (SPEC.md §2.10).
+        out_->flush();
     }
 
     void finish() override {

@@ -67,6 +67,19 @@ RunReport run_simulation(Simulation& sim, fmt::FrameWriter& writer, const RunOpt
                       options.show_progress, options.progress_interval_s);
     GracefulInterrupts graceful;
     Stopwatch wall;
+    // Where the frames are until the run ends, so that after a crash they can be found (and an
+    // earlier crash's frames are not forgotten).
+    for (const auto& left : abandoned_temporaries(writer.name()))
+        log.warning(left + ": frames of an earlier run that did not finish; `particle-convert --recover " + left +
+                    " FILE` keeps them");
+    if (writer.name() != "-" && writer.name() != "<stdout>") {
+        try {
+            const OutputTarget target = resolve_output(writer.name());
+            if (target.kind == OutputTarget::Kind::file)
+                log.info("frames go to " + temporary_name(target.path) + " until the run ends, then to " + writer.name());
+        } catch (const IoError&) {
+        }
+    }
 
     auto write_frame = [&] {
         const double waited = output.write();

@@ -11,7 +11,8 @@
 namespace partikel::run {
 
 // Frame `index` (0-based; negative counts from the end, -1: the last) of `path` ("-": stdin).
-// Uses the file's index to jump there when it has one; otherwise reads every frame before it.
+// A stream is read whole (every frame verified, one kept in memory at a time, |index| for a
+// negative index); an HDF5 file jumps to the frame.
 // FormatError when the input holds no such frame.
 fmt::Frame read_start_frame(const std::string& path, std::int64_t index = -1);
 

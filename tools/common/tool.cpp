@@ -241,7 +241,9 @@ int Tool::run(std::vector<std::string> args, const std::function<int(Tool&)>& bo
     if (options_.threads > 0) omp_set_num_threads(options_.threads);
     log_.set_level(options_.quiet ? LogLevel::error : options_.verbose ? LogLevel::debug : LogLevel::info);
     try {
-        return body(*this);
+        const int status = body(*this);
+        check_stdout();  // a report cut short by a full disk is an error, not a success
+        return status;
     } catch (const UsageError& e) {
         log_.error(one_line(e.what()));
         return failure_exit_code_ == kExitFailure ? kExitUsage : failure_exit_code_;

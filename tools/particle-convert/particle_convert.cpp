@@ -18,7 +18,7 @@ int particle_convert(std::span<const std::string> args) {
     tool.add_common(kInput | kOutput | kThreads);
     std::string positional_in, positional_out, to, frames, groups, columns, h5_compression = "gzip";
     WriterOptions w;
-    bool no_shuffle = false, no_compress = false, no_index = false, no_xdmf = false;
+    bool no_shuffle = false, no_compress = false, no_index = false, no_xdmf = false, recover = false;
     auto& app = tool.app();
     // Upper-case names: CLI11 2.4 refuses a positional named like the long option --input.
     app.add_option("INPUT", positional_in, "Input (same as -i)");
@@ -27,6 +27,8 @@ int particle_convert(std::span<const std::string> args) {
         ->check(CLI::IsMember({"stream", "pks", "h5", "hdf5", "openpmd", "csv", "vtk", "ply"}));
     app.add_option("--frames", frames, "Frames to keep: 3, 0:100:10, 5:, 1,4,9 (0-based, stop exclusive)");
     app.add_option("--groups", groups, "Groups to keep, in order; a:b renames: fluid,walls:boundary");
+    app.add_flag("--recover", recover,
+                 "Keep the complete frames of a cut or damaged input");
     app.add_option("--columns", columns, "Columns to keep, in order; a:b renames: position,density:rho");
     app.add_option("-l,--level", w.zstd_level, "Stream: zstd level (-7..22; 1 fast, 3 default, 9+ small)")
         ->check(number_in(-7, 22))
@@ -84,12 +86,19 @@ int particle_convert(std::span<const std::string> args) {
         if (end && count) total = std::min(total, static_cast<double>(*end));
         auto progress = t.progress("converting", total, "frames");
         std::uint64_t written = 0;
-        for_each_selected(*reader, frame_selection, [&](std::uint64_t index, Frame& frame) {
-            apply_selection(frame, group_selection, column_selection);
-            writer->write(frame);
-            ++written;
-            progress.update(static_cast<double>(index + 1));
-        });
+        try {
+            for_each_selected(*reader, frame_selection, [&](std::uint64_t index, Frame& frame) {
+                apply_selection(frame, group_selection, column_selection);
+                writer->write(frame);
+                ++written;
+                progress.update(static_cast<double>(index + 1));
+            });
+        } catch (const FormatError& e) {
+            // Every frame read so far passed its checksums: with --recover they are the output.
+            if (!recover) throw;
+            t.log().warning(std::string(e.what()) + "; kept the " + std::to_string(written) + " complete frame" +
+                            (written == 1 ? "" : "s") + " before it");
+        }
         if (written == 0 && !frame_selection.all()) throw selects_none();
         writer->finish();
         progress.finish();

@@ -5,12 +5,14 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <functional>
 
 #include "base/error.hpp"
 #include "base/log.hpp"
+#include "base/system.hpp"
 #include "sph/boundary.hpp"
 #include "sph/eos.hpp"
 
@@ -20,12 +22,33 @@ namespace {
 
 constexpr int kBoundaryLayers = 3;  // >= 2h / dx for hdx = 1.5: full kernel support in the wall
 
+// Host memory a scene's particle costs until it is written: the ParticleSet's vectors (41 bytes,
+// up to twice that while they grow) and the frame built from them (49 bytes), rounded up.
+constexpr double kSceneBytesPerParticle = 160.0;
+
+// Refuses, with the numbers, a lattice that cannot fit in this machine's memory, before any of
+// it is made (a dx of 1e-9 m would otherwise grow until the kernel kills the program).
+void check_lattice_size(double points, std::size_t already, float dx) {
+    const double total = points + double(already);
+    const double bytes = total * kSceneBytesPerParticle;
+    const double host = double(host_memory_bytes());
+    if (bytes <= host) return;
+    char text[256];
+    std::snprintf(text, sizeof text,
+                  "dx %g m makes at least %.3g particles, about %.3g GB of host memory (%.0f bytes each), more than "
+                  "this machine's %.3g GB; use a larger --dx",
+                  double(dx), total, bytes / 1e9, kSceneBytesPerParticle, host / 1e9);
+    throw UsageError(text);
+}
+
 // Lattice points lo + (i + 1/2) dx inside [lo, hi) that `keep` accepts.
 void fill(ParticleSet& set, Vec3f lo, Vec3f hi, float dx, ParticleKind kind, float rho, float mass,
           const std::function<bool(Vec3f)>& keep = {}) {
-    const int nx = std::max(0, int(std::lround((hi.x - lo.x) / dx)));
-    const int ny = std::max(0, int(std::lround((hi.y - lo.y) / dx)));
-    const int nz = std::max(0, int(std::lround((hi.z - lo.z) / dx)));
+    const double fx = std::max(0.0, std::round(double(hi.x - lo.x) / dx));
+    const double fy = std::max(0.0, std::round(double(hi.y - lo.y) / dx));
+    const double fz = std::max(0.0, std::round(double(hi.z - lo.z) / dx));
+    check_lattice_size(fx * fy * fz, set.size(), dx);
+    const int nx = int(fx), ny = int(fy), nz = int(fz);
     for (int k = 0; k < nz; ++k)
         for (int j = 0; j < ny; ++j)
             for (int i = 0; i < nx; ++i) {

@@ -1,11 +1,19 @@
 #include <doctest/doctest.h>
 
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <string>
+#include <thread>
 
 #include "base/error.hpp"
 #include "base/io.hpp"
@@ -87,5 +95,183 @@ TEST_CASE("core.io TempFile renames on commit and cleans up otherwise") {
         t.commit();
     }
     CHECK(exists(dir + "/b.h5"));
+    std::system(("rm -rf " + dir).c_str());
+}
+
+namespace {
+std::string contents(const std::string& p) {
+    std::ifstream in(p);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+}
+void write_through(const std::string& path, const std::string& text) {
+    auto out = OutputStream::open(path, false);
+    out->write(text.data(), text.size());
+    out->commit();
+}
+bool is_link(const std::string& p) {
+    struct stat st {};
+    return ::lstat(p.c_str(), &st) == 0 && S_ISLNK(st.st_mode);
+}
+}  // namespace
+
+TEST_CASE("core.io a symbolic link is followed: its target is replaced, the link stays") {
+    std::string dir = temp_dir();
+    write_through(dir + "/real.txt", "old");
+    REQUIRE(::chmod((dir + "/real.txt").c_str(), 0600) == 0);
+    REQUIRE(::symlink("real.txt", (dir + "/link.txt").c_str()) == 0);
+    CHECK(temporary_name(dir + "/real.txt") == dir + "/.real.txt.partikel-tmp-" + std::to_string(getpid()));
+    {
+        auto out = OutputStream::open(dir + "/link.txt", false);
+        out->write("new", 3);
+        // The temporary sits next to the target, under the target's name.
+        CHECK(exists(temporary_name(dir + "/real.txt")));
+        out->commit();
+    }
+    CHECK(is_link(dir + "/link.txt"));
+    CHECK(contents(dir + "/real.txt") == "new");
+    struct stat st {};
+    REQUIRE(::stat((dir + "/real.txt").c_str(), &st) == 0);
+    CHECK((st.st_mode & 0777) == 0600);  // the replaced file's permissions are kept
+    // A dangling link: the file it names is created.
+    REQUIRE(::symlink("made.txt", (dir + "/dangling.txt").c_str()) == 0);
+    write_through(dir + "/dangling.txt", "made");
+    CHECK(is_link(dir + "/dangling.txt"));
+    CHECK(contents(dir + "/made.txt") == "made");
+    // TempFile (HDF5, EXR) follows links the same way.
+    {
+        TempFile t(dir + "/link.txt");
+        std::ofstream(t.path()) << "via temp";
+        t.commit();
+    }
+    CHECK(is_link(dir + "/link.txt"));
+    CHECK(contents(dir + "/real.txt") == "via temp");
+    REQUIRE(::symlink("loop2", (dir + "/loop1").c_str()) == 0);
+    REQUIRE(::symlink("loop1", (dir + "/loop2").c_str()) == 0);
+    CHECK_THROWS_AS(OutputStream::open(dir + "/loop1"), IoError);
+    CHECK_THROWS_AS(OutputStream::open(dir), IoError);
+    std::system(("rm -rf " + dir).c_str());
+}
+
+TEST_CASE("core.io a FIFO is written directly, in order, with no temporary; its reader gets every byte") {
+    std::string dir = temp_dir();
+    const std::string fifo = dir + "/pipe";
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    std::string got;
+    std::thread reader([&] { got = contents(fifo); });
+    {
+        auto out = OutputStream::open(fifo, false);
+        const std::string big(3 << 20, 'x');  // past the output buffer and the pipe's
+        out->write(big.data(), big.size());
+        out->write("end", 3);
+        out->commit();
+    }
+    reader.join();
+    CHECK(got.size() == (3u << 20) + 3);
+    CHECK(got.ends_with("xend"));
+    struct stat st {};
+    REQUIRE(::lstat(fifo.c_str(), &st) == 0);
+    CHECK(S_ISFIFO(st.st_mode));  // still the FIFO, not a file renamed over it
+    // HDF5 and EXR need a seekable file: TempFile writes one in $TMPDIR and copies it to the FIFO.
+    std::thread reader2([&] { got = contents(fifo); });
+    {
+        TempFile t(fifo);
+        CHECK(t.path().find(dir) == std::string::npos);
+        std::ofstream(t.path()) << "whole file";
+        t.commit();
+        CHECK(!exists(t.path()));
+    }
+    reader2.join();
+    CHECK(got == "whole file");
+    REQUIRE(::lstat(fifo.c_str(), &st) == 0);
+    CHECK(S_ISFIFO(st.st_mode));
+    std::system(("rm -rf " + dir).c_str());
+}
+
+TEST_CASE("core.io a character device is written directly; a full one is an IoError naming ENOSPC") {
+    // /dev/zero swallows writes; /dev/full fails them with ENOSPC (never /dev/null: see
+    // docs/ARCHITECTURE.md on why the real /dev/null must not be a test's output).
+    {
+        auto out = OutputStream::open("/dev/zero", false);
+        out->write("abc", 3);
+        out->commit();
+    }
+    struct stat st {};
+    REQUIRE(::lstat("/dev/zero", &st) == 0);
+    CHECK(S_ISCHR(st.st_mode));
+    auto full = OutputStream::open("/dev/full", false);
+    full->write("abc", 3);
+    CHECK_THROWS_WITH_AS(full->commit(), doctest::Contains("/dev/full: write failed: No space left on device"), IoError);
+    REQUIRE(::lstat("/dev/full", &st) == 0);
+    CHECK(S_ISCHR(st.st_mode));
+    TempFile t("/dev/full");
+    std::ofstream(t.path()) << "x";
+    CHECK_THROWS_WITH_AS(t.commit(), doctest::Contains("No space left on device"), IoError);
+}
+
+TEST_CASE("core.io a file that outgrows its limit (EFBIG, as a full disk) fails on write, leaving nothing") {
+    std::string dir = temp_dir();
+    const std::string path = dir + "/big.bin";
+    write_through(path, "previous");
+    // A child process with RLIMIT_FSIZE and SIGXFSZ ignored: writes past 64 KiB fail with EFBIG.
+    const pid_t child = fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+        signal(SIGXFSZ, SIG_IGN);
+        struct rlimit limit {65536, 65536};
+        setrlimit(RLIMIT_FSIZE, &limit);
+        try {
+            auto out = OutputStream::open(path, false);
+            const std::string block(1 << 20, 'x');
+            out->write(block.data(), block.size());
+            out->commit();
+        } catch (const IoError& e) {
+            _exit(std::string(e.what()).find("big.bin: write failed: File too large") != std::string::npos ? 3 : 4);
+        }
+        _exit(5);
+    }
+    int status = 0;
+    REQUIRE(waitpid(child, &status, 0) == child);
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 3);
+    CHECK(contents(path) == "previous");  // the file that was there is untouched
+    CHECK(!exists(dir + "/.big.bin.partikel-tmp-" + std::to_string(child)));
+    std::system(("rm -rf " + dir).c_str());
+}
+
+TEST_CASE("core.io abandoned temporaries are those of processes no longer running") {
+    std::string dir = temp_dir();
+    const std::string mine = temporary_name(dir + "/run.pks");
+    std::ofstream(mine) << "x";
+    std::ofstream(dir + "/.run.pks.partikel-tmp-999999999") << "x";  // above pid_max: gone
+    const auto left = abandoned_temporaries(dir + "/run.pks");
+    REQUIRE(left.size() == 1);
+    CHECK(left[0] == dir + "/.run.pks.partikel-tmp-999999999");
+    std::system(("rm -rf " + dir).c_str());
+}
+
+TEST_CASE("core.io a Unix socket is connected to and written directly") {
+    std::string dir = temp_dir();
+    const std::string path = dir + "/sock";
+    const int server = ::socket(AF_UNIX, SOCK_STREAM, 0);
+    REQUIRE(server >= 0);
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    std::snprintf(address.sun_path, sizeof address.sun_path, "%s", path.c_str());
+    REQUIRE(::bind(server, reinterpret_cast<const sockaddr*>(&address), sizeof address) == 0);
+    REQUIRE(::listen(server, 1) == 0);
+    std::string got;
+    std::thread reader([&] {
+        const int peer = ::accept(server, nullptr, nullptr);
+        char buf[4096];
+        for (ssize_t n; (n = ::read(peer, buf, sizeof buf)) > 0;) got.append(buf, static_cast<std::size_t>(n));
+        ::close(peer);
+    });
+    write_through(path, "over the socket");
+    reader.join();
+    ::close(server);
+    CHECK(got == "over the socket");
+    struct stat st {};
+    REQUIRE(::lstat(path.c_str(), &st) == 0);
+    CHECK(S_ISSOCK(st.st_mode));
     std::system(("rm -rf " + dir).c_str());
 }

@@ -114,6 +114,19 @@ TEST_CASE("truncation at every byte offset is a clean error") {
     }
 }
 
+TEST_CASE("a truncation counts every byte the record still needs, body and checksum") {
+    TempDir dir;
+    const auto bytes = small_stream(dir);
+    // The end record: an 8-byte head, a 16-byte body and an 8-byte checksum. Cut 9 bytes off:
+    // the body lacks 1, the checksum 8.
+    for (std::size_t missing : {1u, 8u, 9u, 24u}) {
+        CAPTURE(missing);
+        const std::string e = error_for(dir, {bytes.begin(), bytes.end() - static_cast<std::ptrdiff_t>(missing)});
+        CHECK(e.find("at byte " + std::to_string(bytes.size() - missing) + ", " + std::to_string(missing) +
+                     " more bytes expected") != std::string::npos);
+    }
+}
+
 TEST_CASE("every flipped byte is detected") {
     TempDir dir;
     const auto bytes = small_stream(dir);

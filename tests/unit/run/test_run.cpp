@@ -7,6 +7,7 @@
 #include <csignal>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -264,4 +265,26 @@ TEST_CASE("run.start_frame: any frame by index, from the front or the back") {
     CHECK_THROWS_AS(read_start_frame("test_unit_run_start.pks", -6), UsageError);
     CHECK_THROWS_AS(read_start_frame("test_unit_run_no_such_file.pks"), IoError);
     std::remove("test_unit_run_start.pks");
+}
+
+TEST_CASE("run.start_frame: a stream damaged before its last frame is refused, not run from") {
+    Drift sim(10);
+    const std::string path = "test_unit_run_damaged.pks";
+    run_drift(sim, path, {.steps = 8, .every_steps = 1});
+    std::vector<char> bytes;
+    {
+        std::ifstream in(path, std::ios::binary);
+        bytes.assign(std::istreambuf_iterator<char>(in), {});
+    }
+    REQUIRE(read_all(path).size() == 9);
+    CHECK(read_start_frame(path).step == 8);
+    // One byte inside an early frame; the index and the last frame stay intact.
+    bytes[bytes.size() / 4] ^= 0x5A;
+    {
+        std::ofstream out(path, std::ios::binary | std::ios::trunc);
+        out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    }
+    CHECK_THROWS_AS(read_start_frame(path), FormatError);
+    CHECK_THROWS_AS(read_start_frame(path, 7), FormatError);
+    std::remove(path.c_str());
 }
