@@ -5,7 +5,7 @@
 # --config; a terminal on stdin. Each run must end with the documented status (2: usage,
 # 1: bad data; compare-results: 2 for both, "trouble"), exactly one stderr line
 # "PROG: error: ...", and no output or .partikel-tmp-* file left behind.
-# (Output kinds, a full disk and SIGINT: tests/cli/abuse_outputs.sh.)
+# Then, through tests/cli/abuse_outputs.sh: output kinds, a full disk and SIGINT.
 . "$PARTIKEL_SOURCE_DIR/tests/cli/lib.sh"
 export PATH="$PARTIKEL_BUILD_DIR/bin:$PATH"
 runs=0
@@ -183,4 +183,10 @@ for command in "${terminal[@]}"; do
 done
 
 echo "$runs runs of ${#programs[@]} programs"
+
+# --- outputs ------------------------------------------------------------------------------
+# The second half of the list, for every program that writes: a FIFO, a symlink and character
+# devices as outputs, a full disk, SIGINT in the middle of a run (its own script, run from here
+# so that this one script goes through the whole list).
+bash "$PARTIKEL_SOURCE_DIR/tests/cli/abuse_outputs.sh" || fail=1
 finish
