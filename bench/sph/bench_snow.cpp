@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "bench_program.hpp"
+#include "step_timing.hpp"
 #include "base/log.hpp"
-#include "core/timer.hpp"
 #include "partikel_config.hpp"
 #include "sph/io/scenes.hpp"
 #include "sph/solver.hpp"
@@ -40,12 +40,7 @@ int main(int argc, char** argv) {
                 o.model = model;
                 const sph::Scene scene = sph::make_scene("pool", o);
                 sph::Solver solver(b, scene.params, scene.particles);
-                for (int i = 0; i < warmup; ++i) solver.step();
-                b.synchronize();
-                Stopwatch clock;
-                for (int i = 0; i < steps; ++i) solver.step();
-                b.synchronize();
-                const double step_s = clock.seconds() / steps;
+                const double step_s = bench::mean_step_seconds(b, solver, warmup, steps);
                 sph::Solver profiled(b, scene.params, solver.download(), solver.step_count(), solver.time(),
                                      {.profile = true}, solver.download_previous());
                 for (int i = 0; i < steps; ++i) profiled.step();

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "bench_program.hpp"
+#include "step_timing.hpp"
 #include "base/log.hpp"
 #include "core/timer.hpp"
 #include "partikel_config.hpp"
@@ -163,12 +164,7 @@ int main(int argc, char** argv) {
                 sph::SphSimulation simulation(b, {scene.params, scene.particles, {}, 0, 0.0},
                                               {.grid_subdivision = subdivision});
                 sph::Solver& solver = simulation.solver();
-                for (int i = 0; i < warmup; ++i) solver.step();
-                b.synchronize();
-                Stopwatch clock;
-                for (int i = 0; i < steps; ++i) solver.step();
-                b.synchronize();
-                const double step_s = clock.seconds() / steps;
+                const double step_s = bench::mean_step_seconds(b, solver, warmup, steps);
                 sph::Solver profiled(b, scene.params, solver.download(), solver.step_count(), solver.time(),
                                      {.profile = true, .grid_subdivision = subdivision}, solver.download_previous());
                 for (int i = 0; i < steps; ++i) profiled.step();

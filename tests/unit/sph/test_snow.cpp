@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "core/memory.hpp"
+#include "particle_checks.hpp"
 #include "sph/fields.hpp"
 #include "sph/io/frame_io.hpp"
 #include "sph/io/scenes.hpp"
@@ -43,16 +44,6 @@ Scene falling_block(Model model) {
                 s.particles.add({0.15f + 0.05f * i, 0.1f + 0.05f * j, 0.15f + 0.05f * k}, {0.0f, 0.0f, 0.0f}, p.rho0, m,
                                 ParticleKind::fluid);
     return s;
-}
-
-bool bit_identical(const ParticleSet& a, const ParticleSet& b) {
-    if (a.size() != b.size()) return false;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        if (a.id[i] != b.id[i] || a.density[i] != b.density[i]) return false;
-        for (int k = 0; k < 3; ++k)
-            if (a.position[i][k] != b.position[i][k] || a.velocity[i][k] != b.velocity[i][k]) return false;
-    }
-    return true;
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 
 #include "base/error.hpp"
 #include "core/memory.hpp"
+#include "particle_checks.hpp"
 #include "sph/io/frame_io.hpp"
 #include "sph/io/scenes.hpp"
 #include "sph/io/simulation.hpp"
@@ -43,16 +44,6 @@ std::map<std::uint64_t, std::size_t> by_id(const ParticleSet& p) {
     std::map<std::uint64_t, std::size_t> m;
     for (std::size_t i = 0; i < p.size(); ++i) m[p.id[i]] = i;
     return m;
-}
-
-bool bit_identical(const ParticleSet& a, const ParticleSet& b) {
-    if (a.size() != b.size()) return false;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        if (a.id[i] != b.id[i] || a.density[i] != b.density[i]) return false;
-        for (int k = 0; k < 3; ++k)
-            if (a.position[i][k] != b.position[i][k] || a.velocity[i][k] != b.velocity[i][k]) return false;
-    }
-    return true;
 }
 
 bool bit_identical(const PreviousStep& a, const PreviousStep& b) {
