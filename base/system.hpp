@@ -2,11 +2,21 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 namespace partikel {
 
 // The machine's physical memory in bytes (2^36 when the system does not say). Readers refuse
 // to allocate more than this for what a damaged file declares.
 std::uint64_t host_memory_bytes();
+
+// Memory a new allocation can have now: Linux's MemAvailable (free memory plus what the kernel
+// can reclaim), or host_memory_bytes() where the system does not say.
+std::uint64_t available_memory_bytes();
+
+// Refuses, before allocating, a particle set that cannot fit in the memory available now:
+// throws UsageError "WHAT needs about X GB of host memory (B bytes each), more than the Y GB
+// available (of Z GB)". `what` names the request ("dx 1e-09 m makes at least 6.5e+16 particles").
+void require_host_memory(const std::string& what, double count, double bytes_each);
 
 }  // namespace partikel

@@ -131,7 +131,11 @@ done
 # Absurd sizes are refused with the numbers before anything is allocated (each run is capped at
 # 1 GB of address space: a program that tried would fail or be killed instead of exiting 2).
 check "sph-init --dx 1e-9" 2 bash -c "ulimit -v 1000000; sph-init dam-break --dx 1e-9 -o huge.pks"
-expect_error "sph-init --dx 1e-9" sph-init "particles, about .* GB of host memory .* use a larger --dx"
+expect_error "sph-init --dx 1e-9" sph-init "particles, which needs about .* GB of host memory .* available"
+# A terrain in the wrong height unit (the shipped hillside without its --terrain-scale) makes
+# columns hundreds of metres long: refused before they are filled.
+check "sph-init avalanche, heights unscaled" 2 bash -c "ulimit -v 1000000; sph-init avalanche --terrain '$PARTIKEL_SOURCE_DIR/examples/avalanche/hillside.png' --terrain-cell 0.5 -o huge.pks"
+expect_error "sph-init avalanche, heights unscaled" sph-init "particles, which needs about .* GB of host memory"
 check "pic-track --particles 1e11" 2 bash -c "ulimit -v 1000000; pic-track --distribution waterbag $argon --intensity 2e10 --particles 100000000000 --pipe-radius 0.075 --device cpu --steps 1 -o huge.pks"
 expect_error "pic-track --particles 1e11" pic-track "needs about .* GB of host memory"
 check "nbody-init -n 1e12" 2 bash -c "ulimit -v 1000000; nbody-init plummer -n 1000000000000 -o huge.pks"

@@ -70,8 +70,7 @@ void check_size(std::int64_t n, std::int64_t max_bodies) {
     if (n > max_bodies)
         throw UsageError(need + ", above --max-particles " + std::to_string(max_bodies) + " (" +
                          memory(double(max_bodies) * double(kHostBytesPerBody)) + "); raise it to go further");
-    if (bytes > double(host_memory_bytes()))
-        throw UsageError(need + ", more than this machine's " + memory(double(host_memory_bytes())));
+    require_host_memory("-n " + std::to_string(n), double(n), double(kHostBytesPerBody));
 }
 
 // A flag that belongs to some models only: given with another model, it is a usage error

@@ -229,15 +229,8 @@ int pic_track(std::span<const std::string> args) {
             // Before generating: the host set (68 bytes a particle), the state on a CPU backend
             // and two staged frames hold about four copies.
             constexpr double beam_bytes_per_particle = 4.0 * 68.0;
-            const double beam_bytes = double(bf.particles) * beam_bytes_per_particle;
-            if (beam_bytes > double(host_memory_bytes())) {
-                char text[256];
-                std::snprintf(text, sizeof text,
-                              "--particles %zu needs about %.3g GB of host memory (%.0f bytes each), more than this "
-                              "machine's %.3g GB",
-                              bf.particles, beam_bytes / 1e9, beam_bytes_per_particle, double(host_memory_bytes()) / 1e9);
-                throw UsageError(text);
-            }
+            require_host_memory("--particles " + std::to_string(bf.particles), double(bf.particles),
+                                beam_bytes_per_particle);
             particles = pic::generate_beam(spec, optics.start, lattice.circumference_m());
         } else {
             if (bf.any_species() || bf.bunch_length_m)

@@ -26,19 +26,12 @@ constexpr int kBoundaryLayers = 3;  // >= 2h / dx for hdx = 1.5: full kernel sup
 // up to twice that while they grow) and the frame built from them (49 bytes), rounded up.
 constexpr double kSceneBytesPerParticle = 160.0;
 
-// Refuses, with the numbers, a lattice that cannot fit in this machine's memory, before any of
+// Refuses, with the numbers, a lattice that cannot fit in the memory available, before any of
 // it is made (a dx of 1e-9 m would otherwise grow until the kernel kills the program).
 void check_lattice_size(double points, std::size_t already, float dx) {
-    const double total = points + double(already);
-    const double bytes = total * kSceneBytesPerParticle;
-    const double host = double(host_memory_bytes());
-    if (bytes <= host) return;
-    char text[256];
-    std::snprintf(text, sizeof text,
-                  "dx %g m makes at least %.3g particles, about %.3g GB of host memory (%.0f bytes each), more than "
-                  "this machine's %.3g GB; use a larger --dx",
-                  double(dx), total, bytes / 1e9, kSceneBytesPerParticle, host / 1e9);
-    throw UsageError(text);
+    char what[96];
+    std::snprintf(what, sizeof what, "dx %g m makes at least %.3g particles, which", double(dx), points + double(already));
+    require_host_memory(what, points + double(already), kSceneBytesPerParticle);
 }
 
 // Lattice points lo + (i + 1/2) dx inside [lo, hi) that `keep` accepts.
@@ -358,6 +351,16 @@ Scene avalanche(const SceneOptions& o) {
     // n_y <= t, column by column (a steep or tall terrain would make the bounding box huge).
     const TerrainView view = terrain_view(p.terrain.height_m.data(), p.terrain, p.terrain_contact.tile_m);
     const float dx = p.dx_m, mass = muller_lattice_mass(p.rho0, p.dx_m, p.h_m);
+    // The count first: each column holds about thickness / (n_y dx) particles, so a steep or
+    // mis-scaled terrain (heights in the wrong unit) makes long columns.
+    double columns_total = 0.0;
+    for (float z = z0 + 0.5f * dx; z < z1; z += dx)
+        for (float x = x0 + 0.5f * dx; x < x1; x += dx) {
+            float gx, gz;
+            view.height_at(x, z, gx, gz);
+            columns_total += std::floor(double(thickness) * std::sqrt(1.0 + double(gx) * gx + double(gz) * gz) / dx);
+        }
+    check_lattice_size(columns_total, 0, dx);
     for (float z = z0 + 0.5f * dx; z < z1; z += dx)
         for (float x = x0 + 0.5f * dx; x < x1; x += dx) {
             float gx, gz;
