@@ -20,7 +20,7 @@ refuse "not a count" "bodies" plummer -n 1e6
 refuse "above --max-particles" "needs about 1.36 TB of host memory (136 bytes per body), above --max-particles 100000000" \
   plummer -n 10000000000
 refuse "above a lower limit" "above --max-particles 999" plummer -n 1000 --max-particles 999
-refuse "more than the machine has" "more than this machine's" galaxy-pair -n 9000000000000 --max-particles 9000000000000
+refuse "more than the machine has" "GB of host memory (136 bytes each), more than the" galaxy-pair -n 9000000000000 --max-particles 9000000000000
 refuse "kepler is two bodies" "kepler is two bodies" kepler -n 3
 refuse "a flag of another model" "--eccentricity does not apply to plummer" plummer --eccentricity 0.3
 refuse "galaxy-pair in henon units" "galaxy-pair is built in astro units" galaxy-pair --units nbody
