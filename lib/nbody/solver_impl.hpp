@@ -377,6 +377,22 @@ template <class Exec> void hybrid_walk(const Exec& exec, SolverState& s) {
     h.threads.update(cpu_seconds, gpu_seconds);
 }
 
+// The direct sum of every body on every body, into `out` (accelerations, with the potential in
+// .w when asked).
+inline DirectSum all_pairs(SolverState& s, Vec4f* out, bool with_potential) {
+    DirectSum d;
+    d.targets = s.body.data();
+    d.target_count = s.n;
+    d.sources = s.body.data();
+    d.source_count = s.n;
+    d.G = float(s.params.units.G);
+    d.softening = s.params.softening;
+    d.with_potential = with_potential;
+    d.out = out;
+    d.partial = s.direct_partial.empty() ? nullptr : s.direct_partial.data();
+    return d;
+}
+
 }  // namespace detail
 
 // Accelerations at the current positions (the tree methods reorder the bodies first).
@@ -385,16 +401,7 @@ template <class Exec> void compute_forces(const Exec& exec, SolverState& s) {
         detail::bounding_box(exec, s);
         if (exec.read_value(s.box.data()).nonfinite) detail::report_nonfinite(s);
         auto scope = s.profile.phase("direct");
-        DirectSum d;
-        d.targets = s.body.data();
-        d.target_count = s.n;
-        d.sources = s.body.data();
-        d.source_count = s.n;
-        d.G = float(s.params.units.G);
-        d.softening = s.params.softening;
-        d.out = s.accel.data();
-        d.partial = s.direct_partial.empty() ? nullptr : s.direct_partial.data();
-        direct_forces(exec, d);
+        direct_forces(exec, detail::all_pairs(s, s.accel.data(), false));
         return;
     }
     detail::rebuild_tree(exec, s);
@@ -426,17 +433,7 @@ template <class Exec> void advance(const Exec& exec, SolverState& s) {
 
 template <class Exec> void potential_pass(const Exec& exec, SolverState& s) {
     if (s.params.method == ForceMethod::direct) {
-        DirectSum d;
-        d.targets = s.body.data();
-        d.target_count = s.n;
-        d.sources = s.body.data();
-        d.source_count = s.n;
-        d.G = float(s.params.units.G);
-        d.softening = s.params.softening;
-        d.with_potential = true;
-        d.out = s.potential.data();
-        d.partial = s.direct_partial.empty() ? nullptr : s.direct_partial.data();
-        direct_forces(exec, d);
+        direct_forces(exec, detail::all_pairs(s, s.potential.data(), true));
     } else {
         TreeWalk w = detail::device_walk(s, true, s.potential.data());
         w.cell_interactions = nullptr;  // keep the counts of the step's walk
