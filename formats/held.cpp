@@ -99,10 +99,20 @@ class HeldGroupWriter final : public FrameWriter {
 public:
     explicit HeldGroupWriter(std::unique_ptr<FrameWriter> inner) : inner_(std::move(inner)) {}
 
-    void write(const Frame& frame) override {
+    void write(const Frame& frame) override { store(frame, nullptr); }
+    void write(Frame&& frame) override { store(frame, &frame); }
+    void finish() override { inner_->finish(); }
+    const std::string& name() const override { return inner_->name(); }
+
+private:
+    // `owned`: the same frame when the caller gives it up, so that its groups move.
+    void store(const Frame& frame, Frame* owned) {
         const std::int64_t index = written_++;
         const auto held = held_groups(frame, name());
-        if (held.empty()) return inner_->write(frame);
+        if (held.empty()) {
+            if (owned) return inner_->write(std::move(*owned));
+            return inner_->write(frame);
+        }
         // The frame as stored: attributes with this file's indices, held groups only where new.
         Frame stored;
         stored.step = frame.step;
@@ -123,14 +133,17 @@ public:
             }
             stored.attributes[std::string(kPrefix) + group_name] = stored_.at(group_name).first;
         }
-        for (const Group& g : frame.groups())
-            if (std::find(omit.begin(), omit.end(), g.name()) == omit.end()) stored.groups().push_back(g);
-        inner_->write(stored);
+        const auto kept = [&](const Group& g) { return std::find(omit.begin(), omit.end(), g.name()) == omit.end(); };
+        if (owned) {
+            for (Group& g : owned->groups())
+                if (kept(g)) stored.groups().push_back(std::move(g));
+        } else {
+            for (const Group& g : frame.groups())
+                if (kept(g)) stored.groups().push_back(g);
+        }
+        inner_->write(std::move(stored));
     }
-    void finish() override { inner_->finish(); }
-    const std::string& name() const override { return inner_->name(); }
 
-private:
     std::unique_ptr<FrameWriter> inner_;
     std::map<std::string, std::pair<std::int64_t, Group>> stored_;  // name -> (frame index, group)
     std::int64_t written_ = 0;

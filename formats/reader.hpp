@@ -49,6 +49,9 @@ class FrameWriter {
 public:
     virtual ~FrameWriter() = default;
     virtual void write(const Frame& frame) = 0;
+    // The same for a frame the caller no longer needs: a writer that reshapes frames (held.hpp)
+    // moves its columns instead of copying them.
+    virtual void write(Frame&& frame) { write(static_cast<const Frame&>(frame)); }
     // Completes the output (index, XDMF) and renames temporaries into place. Without a call to
     // finish() (an exception, a signal) nothing appears under the final name.
     virtual void finish() = 0;

@@ -156,7 +156,7 @@ void FrameOutput::writer_loop() {
         }
         changed_.notify_all();  // the builder may start the next frame
         try {
-            writer_.write(frame);
+            writer_.write(std::move(frame));
             std::lock_guard lock(mutex_);
             --busy_;
         } catch (...) {
