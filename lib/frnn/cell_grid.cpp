@@ -19,10 +19,17 @@ std::string axis_name(int a) { return std::string(1, "xyz"[a]); }
 
 }  // namespace
 
-int default_subdivision(float radius, float spacing, bool gpu) {
-    if (!gpu) return 1;
-    int k = 0;
-    while (k < 3 && radius / float(1 << (k + 1)) >= 0.8f * spacing) ++k;
+int default_subdivision(float radius, float spacing, bool gpu, double grid_volume_m3, std::size_t particles) {
+    int k = 1;
+    if (gpu) {
+        k = 0;
+        while (k < 3 && radius / float(1 << (k + 1)) >= 0.8f * spacing) ++k;
+    }
+    const auto cells = [&](int kk) {
+        const double edge = double(radius) / double(1 << kk);
+        return grid_volume_m3 / (edge * edge * edge);
+    };
+    while (k > 0 && particles > 0 && cells(k) > 16.0 * double(particles)) --k;
     return k;
 }
 

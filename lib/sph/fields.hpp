@@ -38,11 +38,12 @@ enum : int {
     // Neighbour records (rates.hpp, NeighborRecords), derived from the state.
     record_position_mass,     // position, mass signed by kind
     record_velocity_density,  // velocity, density
-    record_pressure_term,     // P / rho^2 (WCSPH), p (snow models)
+    record_pressure_term,     // P / rho^2 (WCSPH), lambda p (snow models: MullerDensity)
     // The snow models (docs/SNOW.md): the leapfrog's half-step velocity v_{n+1/2}, and the
     // strain rate |D|, the yielded flag and the stress tensor of the last stress pass (reordered
     // with the particles, so that a frame written after the step shows them on the right ones).
     velocity_half,  // m/s
+    kernel_correction,  // 1, the kernel-gradient correction L (symmetric: xx, yy, zz, xy, xz, yz)
     strain_rate,    // 1/s, |D| = sqrt(tr(D^2)/2)
     yielded,        // 1: above the yield stress (flowing), 0: solid
     stress,         // Pa, symmetric tensor xx, yy, zz, xy, xz, yz
@@ -75,6 +76,7 @@ inline constexpr FieldSpec kSphFields[field::count] = {
     {"record_velocity_density", ScalarType::f32, 4, units::none, 0},
     {"record_pressure_term", ScalarType::f32, 1, units::none, 0},
     {"velocity_half", ScalarType::f32, 3, units::velocity, kStateFlags},
+    {"kernel_correction", ScalarType::f32, 6, units::none, kFieldScratch},
     {"strain_rate", ScalarType::f32, 1, units::rate, kFieldGather | kFieldCompact | kFieldWrite},
     {"yielded", ScalarType::u8, 1, units::none, kFieldGather | kFieldCompact | kFieldWrite},
     {"stress", ScalarType::f32, 6, units::pressure, kFieldGather | kFieldCompact | kFieldWrite},
@@ -96,7 +98,7 @@ inline constexpr std::uint64_t kRateFields = field_bit(field::acceleration) | fi
                                              field_bit(field::xsph_velocity) | field_bit(field::dt_limit);
 inline constexpr std::uint64_t kStressFields =
     field_bit(field::strain_rate) | field_bit(field::yielded) | field_bit(field::stress) | field_bit(field::corrected_stress) |
-    field_bit(field::velocity_gradient) | field_bit(field::effective_viscosity);
+    field_bit(field::velocity_gradient) | field_bit(field::effective_viscosity) | field_bit(field::kernel_correction);
 inline constexpr std::uint64_t kRecordFields = field_bit(field::record_position_mass) |
                                                field_bit(field::record_velocity_density) |
                                                field_bit(field::record_pressure_term);

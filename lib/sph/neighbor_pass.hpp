@@ -12,7 +12,8 @@
 //   void pair(const Particle& a, std::uint32_t b, Vec3f r_ab, float r2, const Vec4f& record_b, Sums&) const;
 //   void finish(std::size_t a, const Particle& a, const Sums&) const;
 //
-// so that the density filter, the WCSPH rates and the snow model's passes share this loop.
+// so that the density filter, the WCSPH rates and the snow model's passes share this loop. The
+// snow passes of a step share one search through NeighborLists.
 // Indices a, b are positions in the cell-ordered arrays.
 #pragma once
 
@@ -32,20 +33,55 @@
 
 namespace partikel::sph {
 
+// Neighbour lists kept within a step: the first pass of a step searches the cells and writes
+// each particle's neighbours (ListUse::write); the later passes of the same step, with the
+// positions unchanged, read them (ListUse::read) instead of testing every candidate of the 27
+// cells again. Column-major, index[k * stride + a] for k < capacity, in the search's visiting
+// order, so that a reading pass sums in the same order as a search and gives the same bits.
+// A particle with more neighbours than the capacity (count > capacity), or one the writing pass
+// did not search (count = kUnlisted), is searched again by the readers.
+enum class ListUse : std::uint8_t { none, write, read };
+struct NeighborLists {
+    static constexpr std::uint32_t kUnlisted = 0xffffffffu;
+    std::uint32_t* count = nullptr;
+    std::uint32_t* index = nullptr;
+    std::uint32_t capacity = 0;
+    std::size_t stride = 0;  // particles allocated for
+};
+
 template <class Interaction> struct NeighborPass {
     static constexpr int kMinBlocksPerSM = Interaction::kMinBlocksPerSM;
     frnn::CellGridView grid;
     const Vec4f* records;  // per particle: position (xyz) and the interaction's w (cell order)
     Interaction interaction;
+    NeighborLists lists{};
+    ListUse use = ListUse::none;
     PK_HD void operator()(std::size_t a) const {
         const typename Interaction::Particle self = interaction.load(a);
         typename Interaction::Sums sums{};
-        if (interaction.interacts(self)) {
+        if (!interaction.interacts(self)) {
+            if (use == ListUse::write) lists.count[a] = NeighborLists::kUnlisted;
+            interaction.finish(a, self, sums);
+            return;
+        }
+        const std::uint32_t listed = use == ListUse::read ? lists.count[a] : NeighborLists::kUnlisted;
+        if (listed <= lists.capacity) {
+            for (std::uint32_t k = 0; k < listed; ++k) {
+                const std::uint32_t b = lists.index[k * lists.stride + a];
+                const Vec4f record_b = records[b];
+                const Vec3f r_ab = grid.box.displacement(self.r, record_b.xyz());
+                interaction.pair(self, b, r_ab, frnn::distance2(r_ab), record_b, sums);
+            }
+        } else {
+            std::uint32_t found = 0;
             frnn::for_each_neighbor_record(
                 grid, records, self.r,
                 [&](std::uint32_t b, Vec3f r_ab, float r2, const Vec4f& record_b) PK_NEIGHBOR_BODY {
+                    if (use == ListUse::write && found < lists.capacity) lists.index[found * lists.stride + a] = b;
+                    ++found;
                     interaction.pair(self, b, r_ab, r2, record_b, sums);
                 });
+            if (use == ListUse::write) lists.count[a] = found;
         }
         interaction.finish(a, self, sums);
     }

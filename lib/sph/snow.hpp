@@ -30,7 +30,31 @@ float muller_lattice_mass(float rho0, float dx_m, float h_m);
 // A symmetric tensor's six components (Pa for a stress), as the field "stress" stores them.
 struct SymTensor {
     float xx, yy, zz, xy, xz, yz;
+    PK_DEVICE_INLINE Vec3f times(Vec3f g) const {
+        return {xx * g.x + xy * g.y + xz * g.z, xy * g.x + yy * g.y + yz * g.z, xz * g.x + yz * g.y + zz * g.z};
+    }
 };
+PK_DEVICE_INLINE SymTensor operator+(const SymTensor& a, const SymTensor& b) {
+    return {a.xx + b.xx, a.yy + b.yy, a.zz + b.zz, a.xy + b.xy, a.xz + b.xz, a.yz + b.yz};
+}
+
+PK_DEVICE_INLINE float trace_third(const SymTensor& t) { return (t.xx + t.yy + t.zz) * (1.0f / 3.0f); }
+
+// The kernel-gradient correction L = M^-1 of Bonet & Lok (1999, "Variational and momentum
+// preservation aspects of smooth particle hydrodynamic formulations"), M = sum_b V_b (x_b - x_a)
+// (x) grad W_ab (symmetric for a radial kernel): sum_b V_b (f_b - f_a) L grad W_ab is then exact
+// for linear fields f whatever the neighbourhood. Mueller's spiky gradient summed over a lattice
+// with h = 2 dx gives M = 0.947 I, so uncorrected gradients are 5% short there (and a column at
+// rest 5.6% over the hydrostatic pressure). Where M is nearly singular (a particle with few
+// neighbours, or none: Sandvik's pool at rest) L = I.
+PK_DEVICE_INLINE SymTensor kernel_gradient_correction(const SymTensor& M) {
+    const float c_xx = M.yy * M.zz - M.yz * M.yz, c_xy = M.xz * M.yz - M.xy * M.zz, c_xz = M.xy * M.yz - M.xz * M.yy;
+    const float det = M.xx * c_xx + M.xy * c_xy + M.xz * c_xz;
+    if (!(det > 0.05f)) return {1.0f, 1.0f, 1.0f, 0.0f, 0.0f, 0.0f};
+    const float inv = 1.0f / det;
+    return {inv * c_xx, inv * (M.xx * M.zz - M.xz * M.xz), inv * (M.xx * M.yy - M.xy * M.xy),
+            inv * c_xy, inv * c_xz, inv * (M.xy * M.xz - M.xx * M.yz)};
+}
 
 // A 3 x 3 matrix by rows: a stress multiplied by the kernel-gradient correction (SnowStress).
 struct Mat3f {
@@ -95,39 +119,63 @@ struct StressLaw {
 };
 
 // Density by summation including the particle itself (Sandvik 2021, eq. 4.1):
-// rho_a = sum_b m_b W_poly6(r_ab). Boundary particles sum too (they bound the fluid's density).
+// rho_a = sum_b m_b W_poly6(r_ab), and the pressure record lambda_a p_a with the clamped linear
+// equation of state. Boundary particles sum too (they bound the fluid's density). The same pass
+// sums M = sum_b V_b (x_b - x_a) (x) grad W_spiky for the kernel-gradient correction, with the
+// volumes V_b = m_b/rho_b of the densities the records carry (the last step's: this pass is
+// computing the new ones; over one step's change of density the difference is negligible):
+// lambda = tr(L)/3 renormalises the pressure term (SnowForces), L itself the stress models'
+// velocity gradient and stress divergence (SnowStress).
 struct MullerDensity {
     static constexpr int kMinBlocksPerSM = 1;
     MullerKernels kernel;
+    ClampedLinearEos eos;
     float* density_out;
+    float* pressure_out;            // lambda p, Pa
+    SymTensor* correction_out;      // L; null: not wanted (the Newtonian model)
+    const Vec4f* velocity_density;  // records: the last step's density in w
     struct Particle {
         Vec3f r;
+        std::uint32_t index;
     };
     struct Sums {
         float rho;
+        SymTensor M;
     };
     const Vec4f* position_mass;
-    PK_DEVICE_INLINE Particle load(std::size_t a) const { return {position_mass[a].xyz()}; }
+    PK_DEVICE_INLINE Particle load(std::size_t a) const { return {position_mass[a].xyz(), static_cast<std::uint32_t>(a)}; }
     PK_DEVICE_INLINE bool interacts(const Particle&) const { return true; }
-    PK_DEVICE_INLINE void pair(const Particle&, std::uint32_t, Vec3f, float r2, const Vec4f& record_b, Sums& s) const {
-        s.rho += fabsf(record_b.w) * kernel.poly6(r2);
+    PK_DEVICE_INLINE void pair(const Particle& a, std::uint32_t b, Vec3f r_ab, float r2, const Vec4f& record_b,
+                               Sums& s) const {
+        const float m_b = fabsf(record_b.w);
+        s.rho += m_b * kernel.poly6(r2);
+        if (b == a.index) return;
+        const float r = distance_of(r2);
+        const Vec3f g = (m_b * approx_reciprocal(velocity_density[b].w) * kernel.spiky_factor(r, kernel.gap(r))) * r_ab;
+        s.M.xx -= r_ab.x * g.x;
+        s.M.yy -= r_ab.y * g.y;
+        s.M.zz -= r_ab.z * g.z;
+        s.M.xy -= r_ab.x * g.y;
+        s.M.xz -= r_ab.x * g.z;
+        s.M.yz -= r_ab.y * g.z;
     }
-    PK_DEVICE_INLINE void finish(std::size_t a, const Particle&, const Sums& s) const { density_out[a] = s.rho; }
+    PK_DEVICE_INLINE void finish(std::size_t a, const Particle&, const Sums& s) const {
+        const SymTensor L = kernel_gradient_correction(s.M);
+        density_out[a] = s.rho;
+        pressure_out[a] = trace_third(L) * eos.pressure(s.rho);
+        if (correction_out) correction_out[a] = L;
+    }
 };
 
-// The neighbour records of the snow passes: position and signed mass, velocity and density,
-// and the pressure p (not P/rho^2 as in WCSPH), after the density pass.
+// The neighbour records of the snow passes after the density pass: velocity and density (the
+// position and signed mass, and the pressure, are written by the gather and the density pass).
 struct SnowRecords {
     const Vec3f* velocity;
     const float* density;
     Vec4f* velocity_density;
-    float* pressure;
-    ClampedLinearEos eos;
     PK_DEVICE_INLINE void operator()(std::size_t a) const {
-        const float rho = density[a];
         const Vec3f v = velocity[a];
-        velocity_density[a] = {v.x, v.y, v.z, rho};
-        pressure[a] = eos.pressure(rho);
+        velocity_density[a] = {v.x, v.y, v.z, density[a]};
     }
 };
 
@@ -171,13 +219,14 @@ struct WallVelocity {
 };
 
 // The velocity gradient, strain rate and stress (Sandvik 2021, eqs. 4.9, 4.10):
-//   (grad v)_a = sum_b (m_b/rho_b) (v_b - v_a) (x) grad W_spiky,  D = (grad v + grad v^T)/2,
+//   (grad v)_a = sum_b (m_b/rho_b) (v_b - v_a) (x) grad W_spiky L_a,  D = (grad v + grad v^T)/2,
 // then tau by the rheology, |D| and the yielded flag, and the viscous time-step limit
 // 0.1 h^2 rho_a / mu_eff. Fluid particles; boundary particles get theirs from WallStress.
 struct SnowStress {
     static constexpr int kMinBlocksPerSM = 1;
     const Vec4f* position_mass;
     const Vec4f* velocity_density;
+    const SymTensor* correction;  // L (MullerDensity)
     MullerKernels kernel;
     StressLaw law;
     SymTensor* stress;
@@ -195,7 +244,6 @@ struct SnowStress {
     };
     struct Sums {
         Vec3f gx, gy, gz;  // rows of grad v: g{x,y,z} = grad of v_{x,y,z}
-        SymTensor M;       // sum V_b (x_b - x_a) (x) grad W (symmetric: -V F r r^T)
     };
     PK_DEVICE_INLINE Particle load(std::size_t a) const {
         const Vec4f vd = velocity_density[a];
@@ -214,29 +262,12 @@ struct SnowStress {
         s.gx += dv.x * g;
         s.gy += dv.y * g;
         s.gz += dv.z * g;
-        s.M.xx -= r_ab.x * g.x;
-        s.M.yy -= r_ab.y * g.y;
-        s.M.zz -= r_ab.z * g.z;
-        s.M.xy -= r_ab.x * g.y;
-        s.M.xz -= r_ab.x * g.z;
-        s.M.yz -= r_ab.y * g.z;
     }
     PK_DEVICE_INLINE void finish(std::size_t a, const Particle& self, const Sums& s) const {
-        // The kernel-gradient correction L = M^-1 (Bonet & Lok 1999, "Variational and momentum
-        // preservation aspects of smooth particle hydrodynamic formulations"): grad v = G L is
-        // exact for linear velocity fields, whatever the neighbourhood (the uncorrected sum of
-        // Mueller's spiky gradient over a lattice with h = 2 dx gives 0.95 grad v, and the stress
-        // divergence another 0.95). Where M is nearly singular (a particle with few neighbours)
-        // L = 1.
-        const SymTensor& M = s.M;
-        const float c_xx = M.yy * M.zz - M.yz * M.yz, c_xy = M.xz * M.yz - M.xy * M.zz, c_xz = M.xy * M.yz - M.xz * M.yy;
-        const float det = M.xx * c_xx + M.xy * c_xy + M.xz * c_xz;
-        SymTensor L{1.0f, 1.0f, 1.0f, 0.0f, 0.0f, 0.0f};
-        if (det > 0.05f) {
-            const float inv = 1.0f / det;
-            L = {inv * c_xx, inv * (M.xx * M.zz - M.xz * M.xz), inv * (M.xx * M.yy - M.xy * M.xy),
-                 inv * c_xy, inv * c_xz, inv * (M.xy * M.xz - M.xx * M.yz)};
-        }
+        // grad v = G L, exact for linear velocity fields (the uncorrected sum of Mueller's spiky
+        // gradient over a lattice with h = 2 dx gives 0.95 grad v, and the stress divergence
+        // another 0.95).
+        const SymTensor L = correction[a];
         const Mat3f Lm{{L.xx, L.xy, L.xz}, {L.xy, L.yy, L.yz}, {L.xz, L.yz, L.zz}};
         // Rows of G L.
         const Vec3f gx = Vec3f{dot(s.gx, Lm.x), dot(s.gx, Lm.y), dot(s.gx, Lm.z)};
@@ -321,7 +352,7 @@ struct StressDivergence {
 
 // The accelerations of the snow models (Sandvik 2021, eqs. 4.3-4.6 and 4.12-4.15, with the
 // stress divergence in its momentum-conserving form unless StressForm::sandvik):
-//   a = -(1/rho_a) sum_b m_b (p_a + p_b)/rho_b grad W_spiky
+//   a = -(1/rho_a) sum_b m_b (lambda_a p_a + lambda_b p_b)/rho_b grad W_spiky
 //       + (mu/rho_a) sum_b m_b (v_b - v_a)/rho_b lap W_visc            (Newtonian)
 //       | + sum_b m_b (tau_a/rho_a^2 + tau_b/rho_b^2) . grad W_spiky    (stress tensor)
 //       + g + boundary volumes,
@@ -332,7 +363,7 @@ template <class Viscous> struct SnowForces {
     static constexpr int kMinBlocksPerSM = 2;
     const Vec4f* position_mass;
     const Vec4f* velocity_density;
-    const float* pressure;
+    const float* pressure;  // lambda p (MullerDensity)
     Vec3f* acceleration;
     Vec3f* xsph_velocity;
     float* dt_limit;  // in: the stress pass's viscous limit (stress models); out: the particle's limit
@@ -356,9 +387,12 @@ template <class Viscous> struct SnowForces {
     };
     // The pressure term drops the 1/2 of Mueller et al. (2003) and Sandvik (2021, eq. 4.3):
     // over a neighbourhood sum_b V_b (p_a + p_b)/2 grad W = grad p / 2, so with it the fluid
-    // settles at twice the hydrostatic pressure (docs/SNOW.md, "Errata").
+    // settles at twice the hydrostatic pressure (docs/SNOW.md, "Errata"). The pressures carry
+    // the renormalisation lambda = tr(L)/3 of the kernel gradient (MullerDensity): exact for a
+    // linear pressure where the neighbourhood is isotropic (a lattice: 1/0.947 at h = 2 dx), and
+    // the pair force stays central and antisymmetric, so linear and angular momentum are conserved.
     struct Sums {
-        Vec3f pressure;  // sum m_b (p_a + p_b)/rho_b F r_ab
+        Vec3f pressure;  // sum m_b (lambda_a p_a + lambda_b p_b)/rho_b F r_ab
         Vec3f viscous;
         Vec3f xsph;
         Vec3f control;  // zero-energy-mode control (stress models)

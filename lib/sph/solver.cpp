@@ -1,5 +1,6 @@
 #include "sph/solver.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <numeric>
 #include <span>
@@ -14,7 +15,8 @@ namespace partikel::sph {
 
 namespace {
 
-frnn::GridSpec grid_spec(const SphParams& p, bool deterministic, int subdivision) {
+// subdivision < 0: frnn::default_subdivision for the device, the grid's volume and n particles.
+frnn::GridSpec grid_spec(const SphParams& p, bool deterministic, int subdivision, bool gpu, std::size_t n) {
     frnn::GridSpec spec;
     const float support = kernel_support(p);  // also the margin beyond which particles are removed
     for (int k = 0; k < 3; ++k) {
@@ -24,9 +26,21 @@ frnn::GridSpec grid_spec(const SphParams& p, bool deterministic, int subdivision
         spec.domain_max[k] = periodic ? p.domain_max[k] : p.domain_max[k] + support;
     }
     spec.radius = support;
-    spec.subdivision = subdivision;
+    double volume = 1.0;
+    for (int k = 0; k < 3; ++k) volume *= double(spec.domain_max[k]) - double(spec.domain_min[k]);
+    spec.subdivision = subdivision >= 0 ? subdivision : frnn::default_subdivision(support, p.dx_m, gpu, volume, n);
     spec.sort = deterministic ? frnn::SortMethod::radix : frnn::SortMethod::counting;
     return spec;
+}
+
+// Entries per particle of the snow models' neighbour lists: half again the neighbours of a
+// simple cubic lattice of spacing dx within h ((4 pi/3) (h/dx)^3), at least 16 (Sandvik's pool,
+// h = dx, compressed under its weight), at most 128 (a particle beyond is searched again).
+std::uint32_t neighbor_list_capacity(const SphParams& p) {
+    if (!is_snow_model(p)) return 0;
+    const double ratio = double(p.h_m) / double(p.dx_m);
+    const double lattice = 4.0 * 3.14159265358979 / 3.0 * ratio * ratio * ratio;
+    return std::uint32_t(std::clamp(std::ceil(1.5 * lattice), 16.0, 128.0));
 }
 
 // The fields the scheme uses: the state, its rates and records, and the start of the step
@@ -55,15 +69,16 @@ SolverState::SolverState(const Backend& backend_, const SphParams& params_, std:
       options(options_),
       capacity(capacity_),
       grid(backend_,
-           grid_spec(params_, options_.deterministic || backend_.is_cpu(),
-                     options_.grid_subdivision >= 0
-                         ? options_.grid_subdivision
-                         : frnn::default_subdivision(kernel_support(params_), params_.dx_m, backend_.is_cuda())),
+           grid_spec(params_, options_.deterministic || backend_.is_cpu(), options_.grid_subdivision, backend_.is_cuda(),
+                     capacity_),
            capacity_),
       fields(backend_, kSphFields, present_fields(params_), capacity_),
       workspace(backend_, with_exec(backend_, [&](const auto& e) { return workspace_bytes(e, capacity_); })),
       profile(backend_, options_.profile),
       terrain_height(backend_, params_.terrain.height_m.size()),
+      neighbor_capacity(neighbor_list_capacity(params_)),
+      neighbor_count(backend_, neighbor_capacity > 0 ? capacity_ : 0),
+      neighbor_index(backend_, std::size_t{neighbor_capacity} * capacity_),
       reduced_dt(backend_, 1),
       reduced_status(backend_, 1),
       reduced_wall_force(backend_, 1),
@@ -233,7 +248,8 @@ std::vector<std::size_t> Solver::written_field_capacity() const {
 
 std::size_t Solver::device_bytes() const {
     const SolverState& s = *state_;
-    return s.grid.memory_bytes() + s.workspace.size() + s.fields.device_bytes() + s.terrain_height.bytes();
+    return s.grid.memory_bytes() + s.workspace.size() + s.fields.device_bytes() + s.terrain_height.bytes() +
+           s.neighbor_count.bytes() + s.neighbor_index.bytes();
 }
 
 }  // namespace partikel::sph

@@ -32,7 +32,8 @@ struct SolverOptions {
     bool profile = false;  // time each phase (adds a device synchronisation per phase)
     // Grid cells of edge 2h / 2^k (frnn "ball" search); -1: frnn::default_subdivision (on the
     // GPU the finest cells of edge >= 0.8 dx: k = 1 for h = 1.5 dx, 2 for h = sqrt(3) dx; on the
-    // CPU 1), the fastest measured (docs/PERFORMANCE.md).
+    // CPU 1), then coarser while the grid would have more than 16 cells per particle; the
+    // fastest measured (docs/PERFORMANCE.md).
     int grid_subdivision = -1;
     // Accumulate the impulse the walls (boundary particles and repulsive volumes) give the fluid
     // (Diagnostics::wall_impulse_N_s). Boundary particles then also sum the momentum pair terms

@@ -210,10 +210,14 @@ template <class Exec> void pack_neighbor_records(const Exec& exec, SolverState& 
     exec.for_each(s.n, kern::PackRecords{records_from_state(s)}, "sph.pack");
 }
 
-template <class Exec, class Interaction> void neighbor_pass(const Exec& exec, SolverState& s, const Interaction& interaction,
-                                                            const char* label) {
-    exec.for_each_uneven(
-        s.n, NeighborPass<Interaction>{s.grid.view(), s.f<Vec4f>(field::record_position_mass), interaction}, label);
+template <class Exec, class Interaction>
+void neighbor_pass(const Exec& exec, SolverState& s, const Interaction& interaction, const char* label,
+                   ListUse use = ListUse::none) {
+    const NeighborLists lists{s.neighbor_count.data(), s.neighbor_index.data(), s.neighbor_capacity, s.capacity};
+    exec.for_each_uneven(s.n,
+                         NeighborPass<Interaction>{s.grid.view(), s.f<Vec4f>(field::record_position_mass), interaction,
+                                                   lists, lists.capacity > 0 ? use : ListUse::none},
+                         label);
 }
 
 template <class Exec> void shepard(const Exec& exec, SolverState& s) {
@@ -379,21 +383,27 @@ template <class Exec> void snow_rates(const Exec& exec, SolverState& s, double t
     auto* records_vd = s.f<Vec4f>(field::record_velocity_density);
     auto* records_p = s.f<float>(field::record_pressure_term);
     {
-        // The gather wrote the position records; the density pass needs nothing else.
+        // The gather wrote the records: positions, and the last step's densities for the
+        // kernel-gradient correction's volumes.
         pack_neighbor_records(exec, s);
         auto scope = s.profile.phase("density");
-        neighbor_pass(exec, s, MullerDensity{kernel, s.f<float>(field::density), records_pm}, "snow.density");
+        neighbor_pass(exec, s,
+                      MullerDensity{kernel, ClampedLinearEos{rh.gas_constant, p.rho0}, s.f<float>(field::density),
+                                    records_p,
+                                    has_stress_tensor(p) ? s.f<SymTensor>(field::kernel_correction) : nullptr,
+                                    records_vd, records_pm},
+                      "snow.density", ListUse::write);
     }
     {
         auto scope = s.profile.phase("pack");
         exec.for_each(s.n,
-                      SnowRecords{s.f<Vec3f>(field::velocity), s.f<float>(field::density), records_vd, records_p,
-                                  ClampedLinearEos{rh.gas_constant, p.rho0}},
+                      SnowRecords{s.f<Vec3f>(field::velocity), s.f<float>(field::density), records_vd},
                       "snow.pack");
     }
     if (s.boundary_count > 0) {
         auto scope = s.profile.phase("walls");
-        neighbor_pass(exec, s, WallVelocity{records_vd, s.f<Vec3f>(field::velocity), kernel, records_pm}, "snow.walls");
+        neighbor_pass(exec, s, WallVelocity{records_vd, s.f<Vec3f>(field::velocity), kernel, records_pm}, "snow.walls",
+                      ListUse::read);
     }
     auto forces = [&](auto viscous) {
         auto scope = s.profile.phase("forces");
@@ -413,7 +423,7 @@ template <class Exec> void snow_rates(const Exec& exec, SolverState& s, double t
                           .gravity = p.gravity,
                           .volumes = boundary_volumes(s, t),
                       },
-                      "snow.forces");
+                      "snow.forces", ListUse::read);
     };
     if (p.model == Model::newtonian_muller) {
         forces(LaplacianViscosity{rh.mu});
@@ -422,17 +432,18 @@ template <class Exec> void snow_rates(const Exec& exec, SolverState& s, double t
     {
         auto scope = s.profile.phase("stress");
         neighbor_pass(exec, s,
-                      SnowStress{records_pm, records_vd, kernel,
+                      SnowStress{records_pm, records_vd, s.f<SymTensor>(field::kernel_correction), kernel,
                                  StressLaw{p.model, rh.mu, rh.mu_solid, rh.yield_stress, rh.power_n},
                                  s.f<SymTensor>(field::stress), s.f<Mat3f>(field::corrected_stress),
                                  s.f<Mat3f>(field::velocity_gradient), s.f<float>(field::effective_viscosity),
                                  s.f<float>(field::strain_rate),
                                  s.f<std::uint8_t>(field::yielded), s.f<float>(field::dt_limit)},
-                      "snow.stress");
+                      "snow.stress", ListUse::read);
     }
     if (s.boundary_count > 0) {
         auto scope = s.profile.phase("walls");
-        neighbor_pass(exec, s, WallStress{records_pm, s.f<Mat3f>(field::corrected_stress), kernel}, "snow.wall_stress");
+        neighbor_pass(exec, s, WallStress{records_pm, s.f<Mat3f>(field::corrected_stress), kernel}, "snow.wall_stress",
+                      ListUse::read);
     }
     forces(StressDivergence{s.f<Mat3f>(field::corrected_stress), s.f<Mat3f>(field::velocity_gradient),
                             s.f<float>(field::effective_viscosity), rh.stress_form, rh.mode_control});

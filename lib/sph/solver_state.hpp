@@ -63,6 +63,11 @@ struct SolverState {
     // (integrators, Shepard, compaction) clears it; a reorder's gather writes them and sets it.
     bool records_current = false;
     DeviceBuffer<float> terrain_height;
+    // The snow models' neighbour lists within a step (neighbor_pass.hpp, NeighborLists):
+    // neighbor_capacity entries per particle, none for the other models.
+    std::uint32_t neighbor_capacity = 0;
+    DeviceBuffer<std::uint32_t> neighbor_count;
+    DeviceBuffer<std::uint32_t> neighbor_index;
     // Reduction results (device memory, read back once per step or per diagnostics call).
     DeviceBuffer<float> reduced_dt;
     DeviceBuffer<std::uint64_t> reduced_status;

@@ -77,7 +77,7 @@ int sph_step(std::span<const std::string> args) {
     bool deterministic = false;
     app.add_flag("--deterministic", deterministic, "Stable cell order: repeatable GPU runs");
     int grid_subdivision = sph::SolverOptions{}.grid_subdivision;
-    app.add_option("--grid-subdivision", grid_subdivision, "Neighbour grid cells of edge 2h / 2^k (-1: by device and h/dx)")
+    app.add_option("--grid-subdivision", grid_subdivision, "Grid cells of edge 2h/2^k (snow: h/2^k); -1: by device and grid size")
         ->check(number_in(-1, 3))
         ->capture_default_str();
     bool write_stress = false;
