@@ -30,13 +30,7 @@ float muller_lattice_mass(float rho0, float dx_m, float h_m);
 // A symmetric tensor's six components (Pa for a stress), as the field "stress" stores them.
 struct SymTensor {
     float xx, yy, zz, xy, xz, yz;
-    PK_DEVICE_INLINE Vec3f times(Vec3f g) const {
-        return {xx * g.x + xy * g.y + xz * g.z, xy * g.x + yy * g.y + yz * g.z, xz * g.x + yz * g.y + zz * g.z};
-    }
 };
-PK_DEVICE_INLINE SymTensor operator+(const SymTensor& a, const SymTensor& b) {
-    return {a.xx + b.xx, a.yy + b.yy, a.zz + b.zz, a.xy + b.xy, a.xz + b.xz, a.yz + b.yz};
-}
 
 PK_DEVICE_INLINE float trace_third(const SymTensor& t) { return (t.xx + t.yy + t.zz) * (1.0f / 3.0f); }
 
@@ -45,7 +39,7 @@ PK_DEVICE_INLINE float trace_third(const SymTensor& t) { return (t.xx + t.yy + t
 // (x) grad W_ab (symmetric for a radial kernel): sum_b V_b (f_b - f_a) L grad W_ab is then exact
 // for linear fields f whatever the neighbourhood. Mueller's spiky gradient summed over a lattice
 // with h = 2 dx gives M = 0.947 I, so uncorrected gradients are 5% short there (and a column at
-// rest 5.6% over the hydrostatic pressure). Where M is nearly singular (a particle with few
+// rest settles 5-7% over the hydrostatic pressure). Where M is nearly singular (a particle with few
 // neighbours, or none: Sandvik's pool at rest) L = I.
 PK_DEVICE_INLINE SymTensor kernel_gradient_correction(const SymTensor& M) {
     const float c_xx = M.yy * M.zz - M.yz * M.yz, c_xy = M.xz * M.yz - M.xy * M.zz, c_xz = M.xy * M.yz - M.xz * M.yy;
