@@ -13,7 +13,7 @@
 //   void finish(std::size_t a, const Particle& a, const Sums&) const;
 //
 // so that the density filter, the WCSPH rates and the snow model's passes share this loop. The
-// snow passes of a step share one search through NeighborLists.
+// snow passes share one search through NeighborLists.
 // Indices a, b are positions in the cell-ordered arrays.
 #pragma once
 
@@ -33,11 +33,13 @@
 
 namespace partikel::sph {
 
-// Neighbour lists kept within a step: the first pass of a step searches the cells and writes
-// each particle's neighbours (ListUse::write); the later passes of the same step, with the
-// positions unchanged, read them (ListUse::read) instead of testing every candidate of the 27
-// cells again. Column-major, index[k * stride + a] for k < capacity, in the search's visiting
-// order, so that a reading pass sums in the same order as a search and gives the same bits.
+// Neighbour lists: a pass searches the cells and writes each particle's neighbours
+// (ListUse::write); later passes read them (ListUse::read) instead of testing every candidate of
+// the 27 cells again, in the same step (the positions unchanged) or, when the search reached a
+// skin beyond the pair radius, in the steps after it while no particle has moved half the skin
+// (SolverState::lists_valid). Column-major, index[k * stride + a] for k < capacity, in the
+// search's visiting order, so that a reading pass sums in the same order as a search of the same
+// positions and gives the same bits.
 // A particle with more neighbours than the capacity (count > capacity), or one the writing pass
 // did not search (count = kUnlisted), is searched again by the readers.
 enum class ListUse : std::uint8_t { none, write, read };
@@ -47,6 +49,9 @@ struct NeighborLists {
     std::uint32_t* index = nullptr;
     std::uint32_t capacity = 0;
     std::size_t stride = 0;  // particles allocated for
+    // m^2: pairs further apart are listed (they are in the skin) but not summed. The search's
+    // own radius (the grid's) is then h (1 + skin).
+    float pair_radius2 = __builtin_huge_valf();
 };
 
 template <class Interaction> struct NeighborPass {
@@ -70,7 +75,8 @@ template <class Interaction> struct NeighborPass {
                 const std::uint32_t b = lists.index[k * lists.stride + a];
                 const Vec4f record_b = records[b];
                 const Vec3f r_ab = grid.box.displacement(self.r, record_b.xyz());
-                interaction.pair(self, b, r_ab, frnn::distance2(r_ab), record_b, sums);
+                const float r2 = frnn::distance2(r_ab);
+                if (r2 <= lists.pair_radius2) interaction.pair(self, b, r_ab, r2, record_b, sums);
             }
         } else {
             std::uint32_t found = 0;
@@ -79,7 +85,7 @@ template <class Interaction> struct NeighborPass {
                 [&](std::uint32_t b, Vec3f r_ab, float r2, const Vec4f& record_b) PK_NEIGHBOR_BODY {
                     if (use == ListUse::write && found < lists.capacity) lists.index[found * lists.stride + a] = b;
                     ++found;
-                    interaction.pair(self, b, r_ab, r2, record_b, sums);
+                    if (r2 <= lists.pair_radius2) interaction.pair(self, b, r_ab, r2, record_b, sums);
                 });
             if (use == ListUse::write) lists.count[a] = found;
         }

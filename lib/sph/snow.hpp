@@ -472,6 +472,27 @@ template <class Viscous> struct SnowForces {
 // The half-step velocity v_{n+1/2} is kept (field velocity_half, written to frames, so that a
 // restart continues bit-identically). Without one (the first step of a run from a scene) the
 // step starts from v_{-1/2} = v_0 - a_0 dt/2. The speed cap scales v_{n+1/2}.
+// Whether a particle has moved half the neighbour lists' skin since their search (minimum image
+// on periodic axes): the Leapfrog then raises the flag, and the next step searches afresh.
+struct ListedMotion {
+    const Vec3f* listed_position;  // null: no lists kept
+    std::uint32_t* relist;
+    frnn::Box box;
+    float half_skin2;  // m^2
+    PK_DEVICE_INLINE void operator()(std::size_t a, Vec3f r) const {
+        if (!listed_position) return;
+        const Vec3f d = box.displacement(r, listed_position[a]);
+        if (dot(d, d) > half_skin2) *relist = 1u;  // every writer stores the same value
+    }
+};
+
+// The positions at a neighbour search (ListedMotion's reference).
+struct CopyPositions {
+    const Vec3f* position;
+    Vec3f* listed_position;
+    PK_DEVICE_INLINE void operator()(std::size_t a) const { listed_position[a] = position[a]; }
+};
+
 struct Leapfrog {
     Vec3f* position;
     Vec3f* velocity;
@@ -484,6 +505,7 @@ struct Leapfrog {
     float max_speed;  // m/s; 0: off
     BoundaryStage moving;
     frnn::PeriodicWrap wrap;
+    ListedMotion motion;
     PK_DEVICE_INLINE void operator()(std::size_t a) const {
         if (kind[a] != kFluidKind) {
             float rho_unused = 0.0f;
@@ -492,6 +514,7 @@ struct Leapfrog {
             position[a] = r;
             velocity[a] = v;
             velocity_half[a] = v;
+            motion(a, r);
             return;
         }
         const Vec3f acc = acceleration[a];
@@ -501,7 +524,9 @@ struct Leapfrog {
             const float speed = norm(v_new);
             if (speed > max_speed) v_new *= max_speed / speed;
         }
-        position[a] = wrap(position[a] + dt * v_new);
+        const Vec3f r = wrap(position[a] + dt * v_new);
+        position[a] = r;
+        motion(a, r);
         velocity_half[a] = v_new;
         velocity[a] = 0.5f * (v_old + v_new);
     }

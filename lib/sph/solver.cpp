@@ -25,20 +25,22 @@ frnn::GridSpec grid_spec(const SphParams& p, bool deterministic, int subdivision
         spec.domain_min[k] = periodic ? p.domain_min[k] : p.domain_min[k] - support;
         spec.domain_max[k] = periodic ? p.domain_max[k] : p.domain_max[k] + support;
     }
-    spec.radius = support;
+    // The snow models keep their neighbour lists over steps: the search reaches the skin too.
+    spec.radius = is_snow_model(p) ? support * (1.0f + kNeighborListSkin) : support;
     double volume = 1.0;
     for (int k = 0; k < 3; ++k) volume *= double(spec.domain_max[k]) - double(spec.domain_min[k]);
-    spec.subdivision = subdivision >= 0 ? subdivision : frnn::default_subdivision(support, p.dx_m, gpu, volume, n);
+    spec.subdivision = subdivision >= 0 ? subdivision : frnn::default_subdivision(spec.radius, p.dx_m, gpu, volume, n);
     spec.sort = deterministic ? frnn::SortMethod::radix : frnn::SortMethod::counting;
     return spec;
 }
 
 // Entries per particle of the snow models' neighbour lists: half again the neighbours of a
-// simple cubic lattice of spacing dx within h ((4 pi/3) (h/dx)^3), at least 16 (Sandvik's pool,
-// h = dx, compressed under its weight), at most 128 (a particle beyond is searched again).
+// simple cubic lattice of spacing dx within the search's reach h (1 + skin), (4 pi/3) (reach/dx)^3,
+// at least 16 (Sandvik's pool, h = dx, compressed under its weight), at most 128 (a particle
+// beyond is searched again).
 std::uint32_t neighbor_list_capacity(const SphParams& p) {
     if (!is_snow_model(p)) return 0;
-    const double ratio = double(p.h_m) / double(p.dx_m);
+    const double ratio = double(p.h_m) * (1.0 + kNeighborListSkin) / double(p.dx_m);
     const double lattice = 4.0 * 3.14159265358979 / 3.0 * ratio * ratio * ratio;
     return std::uint32_t(std::clamp(std::ceil(1.5 * lattice), 16.0, 128.0));
 }
@@ -79,6 +81,8 @@ SolverState::SolverState(const Backend& backend_, const SphParams& params_, std:
       neighbor_capacity(neighbor_list_capacity(params_)),
       neighbor_count(backend_, neighbor_capacity > 0 ? capacity_ : 0),
       neighbor_index(backend_, std::size_t{neighbor_capacity} * capacity_),
+      listed_position(backend_, neighbor_capacity > 0 ? capacity_ : 0),
+      relist(backend_, 1),
       reduced_dt(backend_, 1),
       reduced_status(backend_, 1),
       reduced_wall_force(backend_, 1),
@@ -167,6 +171,7 @@ PhaseProfile& Solver::profile() { return state_->profile; }
 const SolverOptions& Solver::options() const { return state_->options; }
 
 ParticleSet Solver::download() const {
+    state_->lists_valid = false;  // a restart point (SolverState::lists_valid)
     const SolverState& s = *state_;
     ParticleSet out;
     const std::size_t n = s.n;
@@ -205,6 +210,7 @@ PreviousStep Solver::download_previous() const {
 }
 
 void Solver::download_field(int f, void* host) const {
+    state_->lists_valid = false;  // a restart point (SolverState::lists_valid)
     const SolverState& s = *state_;
     if (!s.fields.has(f)) throw UsageError("sph: the scheme has no field " + std::to_string(f));
     s.fields.download(f, host, s.n);
@@ -226,6 +232,7 @@ Diagnostics Solver::diagnostics() {
 }
 
 std::vector<FieldBuffer> Solver::written_fields() const {
+    state_->lists_valid = false;  // a restart point (SolverState::lists_valid)
     const SolverState& s = *state_;
     std::vector<FieldBuffer> out;
     for (int f = 0; f < field::count; ++f) {
@@ -249,7 +256,7 @@ std::vector<std::size_t> Solver::written_field_capacity() const {
 std::size_t Solver::device_bytes() const {
     const SolverState& s = *state_;
     return s.grid.memory_bytes() + s.workspace.size() + s.fields.device_bytes() + s.terrain_height.bytes() +
-           s.neighbor_count.bytes() + s.neighbor_index.bytes();
+           s.neighbor_count.bytes() + s.neighbor_index.bytes() + s.listed_position.bytes();
 }
 
 }  // namespace partikel::sph

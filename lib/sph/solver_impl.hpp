@@ -213,7 +213,10 @@ template <class Exec> void pack_neighbor_records(const Exec& exec, SolverState& 
 template <class Exec, class Interaction>
 void neighbor_pass(const Exec& exec, SolverState& s, const Interaction& interaction, const char* label,
                    ListUse use = ListUse::none) {
-    const NeighborLists lists{s.neighbor_count.data(), s.neighbor_index.data(), s.neighbor_capacity, s.capacity};
+    // The snow models' grid reaches the lists' skin; their pairs stop at the kernel's support.
+    const float support = kernel_support(s.params);
+    const NeighborLists lists{s.neighbor_count.data(), s.neighbor_index.data(), s.neighbor_capacity, s.capacity,
+                              s.neighbor_capacity > 0 ? support * support : __builtin_huge_valf()};
     exec.for_each_uneven(s.n,
                          NeighborPass<Interaction>{s.grid.view(), s.f<Vec4f>(field::record_position_mass), interaction,
                                                    lists, lists.capacity > 0 ? use : ListUse::none},
@@ -371,6 +374,7 @@ template <class Exec> void check_and_remove(const Exec& exec, SolverState& s) {
     s.n = s.fields.compact(exec, s.workspace, s.n, kern::Remains{status});
     s.removed += leaving;
     s.records_current = false;
+    s.lists_valid = false;
 }
 
 // The snow models' passes at the state of the step's start (docs/SNOW.md): density by
@@ -382,9 +386,11 @@ template <class Exec> void snow_rates(const Exec& exec, SolverState& s, double t
     auto* records_pm = s.f<Vec4f>(field::record_position_mass);
     auto* records_vd = s.f<Vec4f>(field::record_velocity_density);
     auto* records_p = s.f<float>(field::record_pressure_term);
+    // A new search when the lists are not valid: the fields are then in cell order (advance).
+    const bool relist = !s.lists_valid;
     {
-        // The gather wrote the records: positions, and the last step's densities for the
-        // kernel-gradient correction's volumes.
+        // The records: positions, and the last step's densities for the kernel-gradient
+        // correction's volumes (written by the gather after a reorder, else packed here).
         pack_neighbor_records(exec, s);
         auto scope = s.profile.phase("density");
         neighbor_pass(exec, s,
@@ -392,7 +398,12 @@ template <class Exec> void snow_rates(const Exec& exec, SolverState& s, double t
                                     records_p,
                                     has_stress_tensor(p) ? s.f<SymTensor>(field::kernel_correction) : nullptr,
                                     records_vd, records_pm},
-                      "snow.density", ListUse::write);
+                      "snow.density", relist ? ListUse::write : ListUse::read);
+    }
+    if (relist) {
+        exec.for_each(s.n, CopyPositions{s.f<Vec3f>(field::position), s.listed_position.data()}, "snow.listed");
+        exec.fill_zero(s.relist.data(), sizeof(std::uint32_t));
+        s.lists_valid = true;
     }
     {
         auto scope = s.profile.phase("pack");
@@ -462,11 +473,15 @@ template <class Exec> void advance_snow(const Exec& exec, SolverState& s) {
                       Leapfrog{s.f<Vec3f>(field::position), s.f<Vec3f>(field::velocity),
                                s.f<Vec3f>(field::velocity_half), s.f<Vec3f>(field::acceleration),
                                s.f<Vec3f>(field::xsph_velocity), s.f<std::uint8_t>(field::kind), float(dt),
-                               s.previous_valid, p.rheology.max_speed, boundary_stage(p, t, t + dt), periodic_wrap(p)},
+                               s.previous_valid, p.rheology.max_speed, boundary_stage(p, t, t + dt), periodic_wrap(p),
+                               ListedMotion{s.listed_position.data(), s.relist.data(), s.grid.view().box,
+                                            0.25f * kNeighborListSkin * kNeighborListSkin * p.h_m * p.h_m}},
                       "snow.leapfrog");
         s.records_current = false;
+        s.cell_ordered = false;
     }
     check_and_remove(exec, s);
+    if (s.lists_valid && exec.read_value(s.relist.data()) != 0u) s.lists_valid = false;
 }
 
 }  // namespace detail
@@ -483,17 +498,21 @@ template <class Exec> void sort_by_cell(const Exec& exec, SolverState& s, bool i
     s.fields.gather(exec, s.grid.sorted_to_original(), s.n, kFieldGather | (in_step ? kFieldGatherInStep : 0u),
                     detail::records_from_state(s));
     s.records_current = true;
+    s.cell_ordered = true;
+    s.lists_valid = false;
 }
 
-// One time step. On entry the fields are in the cell order of a grid built on the positions.
+// One time step. On entry the fields are in the cell order of a grid built on the positions
+// (the snow models: or their neighbour lists are valid, SolverState::lists_valid).
 template <class Exec> void advance(const Exec& exec, SolverState& s) {
     const SphParams& p = s.params;
     if (is_snow_model(p)) {
+        if (!s.lists_valid && !s.cell_ordered) sort_by_cell(exec, s, false);
         detail::advance_snow(exec, s);
         s.time += s.dt;
         s.step += 1;
         s.previous_valid = true;
-        sort_by_cell(exec, s, false);
+        if (!s.lists_valid) sort_by_cell(exec, s, false);
         return;
     }
     const bool summation = p.density == DensityScheme::summation;

@@ -44,6 +44,9 @@ struct DiagnosticSums {
     }
 };
 
+// The snow models' neighbour-list skin, as a fraction of h (SolverState::lists_valid).
+inline constexpr float kNeighborListSkin = 0.2f;
+
 struct SolverState {
     SolverState(const Backend& backend, const SphParams& params, std::size_t capacity, SolverOptions options);
 
@@ -63,11 +66,19 @@ struct SolverState {
     // (integrators, Shepard, compaction) clears it; a reorder's gather writes them and sets it.
     bool records_current = false;
     DeviceBuffer<float> terrain_height;
-    // The snow models' neighbour lists within a step (neighbor_pass.hpp, NeighborLists):
-    // neighbor_capacity entries per particle, none for the other models.
+    // The snow models' neighbour lists (neighbor_pass.hpp, NeighborLists): neighbor_capacity
+    // entries per particle, none for the other models. They hold the neighbours within
+    // h (1 + kNeighborListSkin) at the search, and serve the steps after it, without a reorder,
+    // until a particle has moved half the skin from listed_position (the Leapfrog raises
+    // `relist`), a particle leaves, or the state is handed out (a frame: a restart point, so the
+    // next step sorts and searches afresh, as a run restarted from that frame does).
     std::uint32_t neighbor_capacity = 0;
     DeviceBuffer<std::uint32_t> neighbor_count;
     DeviceBuffer<std::uint32_t> neighbor_index;
+    DeviceBuffer<Vec3f> listed_position;  // m, the positions at the search
+    DeviceBuffer<std::uint32_t> relist;   // 1: a particle moved half the skin since
+    bool lists_valid = false;
+    bool cell_ordered = false;  // the fields are in the cell order of a grid built on the positions
     // Reduction results (device memory, read back once per step or per diagnostics call).
     DeviceBuffer<float> reduced_dt;
     DeviceBuffer<std::uint64_t> reduced_status;

@@ -1,6 +1,7 @@
-// The SPH pair loop's neighbour lists within a step (lib/sph/neighbor_pass.hpp): a pass that reads
-// the lists a searching pass wrote visits the same neighbours in the same order as a search, so
-// its sums are the same bits; a particle whose list overflowed, or which the writing pass did not
+// The SPH pair loop's neighbour lists (lib/sph/neighbor_pass.hpp): a pass that reads the lists a
+// searching pass wrote visits the same neighbours in the same order as a search, so its sums are
+// the same bits; with a skin, the lists hold the grid's radius and the passes sum only the pairs
+// within the pair radius; a particle whose list overflowed, or which the writing pass did not
 // search, is searched again. Random particles in a box periodic on two axes (minimum images).
 #include <doctest/doctest.h>
 
@@ -46,7 +47,7 @@ struct OrderProbe {
 
 }  // namespace
 
-TEST_CASE("neighbour lists within a step: reading passes give the searching pass's bits, overflow searches again") {
+TEST_CASE("neighbour lists: reading passes give the searching pass's bits, a skin is listed not summed, overflow searches again") {
     const Backend cpu = Backend::cpu(1);
     const std::size_t n = 3000;
     frnn::GridSpec spec;
@@ -92,6 +93,39 @@ TEST_CASE("neighbour lists within a step: reading passes give the searching pass
         if (capacity == 8u) CHECK(overflowed > 0);
         CHECK(written == searched);
         CHECK(read == searched);  // bit for bit, the overflowed particles searched again
+    }
+
+    // A skin: lists of the grid's radius 0.1, pairs summed to 0.08 only: the same pairs as a
+    // search of radius 0.08 (its sums in another order: counts equal, sums close).
+    {
+        frnn::GridSpec near = spec;
+        near.radius = 0.08f;
+        frnn::CellGrid near_grid(cpu, near, n);
+        near_grid.build(positions.data(), n);
+        const frnn::CellGridView nv = near_grid.view();
+        std::vector<Vec4f> near_records(n);
+        for (std::size_t a = 0; a < n; ++a) near_records[a] = {nv.positions[a].x, nv.positions[a].y, nv.positions[a].z, 1.0f};
+        std::vector<float> near_sum(n);
+        std::vector<std::uint32_t> near_found(n);
+        const NeighborPass<OrderProbe> near_pass{nv, near_records.data(),
+                                                 OrderProbe{near_records.data(), near_sum.data(), near_found.data(), 0}};
+        for (std::size_t a = 0; a < n; ++a) near_pass(a);
+        std::vector<std::uint32_t> count(n), index(std::size_t{most} * n);
+        NeighborLists lists{count.data(), index.data(), most, n};
+        lists.pair_radius2 = 0.08f * 0.08f;
+        run(lists, ListUse::write, 0);
+        const auto read = run(lists, ListUse::read, 0);
+        // Both in cell order of their own grids: compare per particle through the positions.
+        std::vector<std::size_t> near_of(n);
+        for (std::size_t a = 0; a < n; ++a)
+            for (std::size_t b = 0; b < n; ++b)
+                if (nv.positions[b].x == view.positions[a].x && nv.positions[b].y == view.positions[a].y &&
+                    nv.positions[b].z == view.positions[a].z)
+                    near_of[a] = b;
+        for (std::size_t a = 0; a < n; ++a) {
+            CHECK(read.second[a] == near_found[near_of[a]]);
+            CHECK(count[a] >= read.second[a]);
+        }
     }
 
     // Particles the writing pass did not search are marked and searched by the readers.
