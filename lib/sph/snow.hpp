@@ -466,12 +466,6 @@ template <class Viscous> struct SnowForces {
     }
 };
 
-// Leapfrog (Sandvik 2021, eqs. 4.21-4.23) with the XSPH-corrected velocity as the base:
-//   v_{n+1/2} = v_{n-1/2} + phi xsph_n + a_n dt,  x_{n+1} = x_n + v_{n+1/2} dt,
-//   v (the state's velocity, used by the next passes and written) = (v_{n-1/2} + v_{n+1/2}) / 2.
-// The half-step velocity v_{n+1/2} is kept (field velocity_half, written to frames, so that a
-// restart continues bit-identically). Without one (the first step of a run from a scene) the
-// step starts from v_{-1/2} = v_0 - a_0 dt/2. The speed cap scales v_{n+1/2}.
 // Whether a particle has moved half the neighbour lists' skin since their search (minimum image
 // on periodic axes): the Leapfrog then raises the flag, and the next step searches afresh.
 struct ListedMotion {
@@ -493,6 +487,12 @@ struct CopyPositions {
     PK_DEVICE_INLINE void operator()(std::size_t a) const { listed_position[a] = position[a]; }
 };
 
+// Leapfrog (Sandvik 2021, eqs. 4.21-4.23) with the XSPH-corrected velocity as the base:
+//   v_{n+1/2} = v_{n-1/2} + phi xsph_n + a_n dt,  x_{n+1} = x_n + v_{n+1/2} dt,
+//   v (the state's velocity, used by the next passes and written) = (v_{n-1/2} + v_{n+1/2}) / 2.
+// The half-step velocity v_{n+1/2} is kept (field velocity_half, written to frames, so that a
+// restart continues bit-identically). Without one (the first step of a run from a scene) the
+// step starts from v_{-1/2} = v_0 - a_0 dt/2. The speed cap scales v_{n+1/2}.
 struct Leapfrog {
     Vec3f* position;
     Vec3f* velocity;
