@@ -466,21 +466,26 @@ template <class Viscous> struct SnowForces {
     }
 };
 
-// Whether a particle has moved half the neighbour lists' skin since their search (minimum image
-// on periodic axes): the Leapfrog then raises the flag, and the next step searches afresh.
-struct ListedMotion {
+// What follows a particle's new position: its neighbour record (position and signed mass, so
+// that the next density pass needs no repacking of the records: the velocity records still carry
+// the densities it reads, and are rewritten after it), and whether it has moved half the
+// neighbour lists' skin since their search (minimum image on periodic axes): the Leapfrog then
+// raises the flag, and the next step searches afresh.
+struct MovedPosition {
+    Vec4f* position_mass;          // the neighbour records
     const Vec3f* listed_position;  // null: no lists kept
     std::uint32_t* relist;
     frnn::Box box;
     float half_skin2;  // m^2
     PK_DEVICE_INLINE void operator()(std::size_t a, Vec3f r) const {
+        position_mass[a] = {r.x, r.y, r.z, position_mass[a].w};
         if (!listed_position) return;
         const Vec3f d = box.displacement(r, listed_position[a]);
         if (dot(d, d) > half_skin2) *relist = 1u;  // every writer stores the same value
     }
 };
 
-// The positions at a neighbour search (ListedMotion's reference).
+// The positions at a neighbour search (MovedPosition's reference).
 struct CopyPositions {
     const Vec3f* position;
     Vec3f* listed_position;
@@ -505,7 +510,7 @@ struct Leapfrog {
     float max_speed;  // m/s; 0: off
     BoundaryStage moving;
     frnn::PeriodicWrap wrap;
-    ListedMotion motion;
+    MovedPosition moved;
     PK_DEVICE_INLINE void operator()(std::size_t a) const {
         if (kind[a] != kFluidKind) {
             float rho_unused = 0.0f;
@@ -514,7 +519,7 @@ struct Leapfrog {
             position[a] = r;
             velocity[a] = v;
             velocity_half[a] = v;
-            motion(a, r);
+            moved(a, r);
             return;
         }
         const Vec3f acc = acceleration[a];
@@ -526,7 +531,7 @@ struct Leapfrog {
         }
         const Vec3f r = wrap(position[a] + dt * v_new);
         position[a] = r;
-        motion(a, r);
+        moved(a, r);
         velocity_half[a] = v_new;
         velocity[a] = 0.5f * (v_old + v_new);
     }

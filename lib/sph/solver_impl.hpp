@@ -390,7 +390,7 @@ template <class Exec> void snow_rates(const Exec& exec, SolverState& s, double t
     const bool relist = !s.lists_valid;
     {
         // The records: positions, and the last step's densities for the kernel-gradient
-        // correction's volumes (written by the gather after a reorder, else packed here).
+        // correction's volumes (written by the gather after a reorder, else by the Leapfrog).
         pack_neighbor_records(exec, s);
         auto scope = s.profile.phase("density");
         neighbor_pass(exec, s,
@@ -474,10 +474,13 @@ template <class Exec> void advance_snow(const Exec& exec, SolverState& s) {
                                s.f<Vec3f>(field::velocity_half), s.f<Vec3f>(field::acceleration),
                                s.f<Vec3f>(field::xsph_velocity), s.f<std::uint8_t>(field::kind), float(dt),
                                s.previous_valid, p.rheology.max_speed, boundary_stage(p, t, t + dt), periodic_wrap(p),
-                               ListedMotion{s.listed_position.data(), s.relist.data(), s.grid.view().box,
-                                            0.25f * kNeighborListSkin * kNeighborListSkin * p.h_m * p.h_m}},
+                               MovedPosition{s.f<Vec4f>(field::record_position_mass), s.listed_position.data(),
+                                             s.relist.data(), s.grid.view().box,
+                                             0.25f * kNeighborListSkin * kNeighborListSkin * p.h_m * p.h_m}},
                       "snow.leapfrog");
-        s.records_current = false;
+        // The Leapfrog wrote the position records; the velocity records hold the densities the
+        // next density pass reads (MovedPosition), so no repacking before it.
+        s.records_current = true;
         s.cell_ordered = false;
     }
     check_and_remove(exec, s);
