@@ -70,13 +70,20 @@ Report compare_inputs(const std::string& path_a, const std::string& path_b, cons
             compare_frame_streams(*reader_a, *reader_b, options, report, on_frame);
             break;
         }
-        case InputKind::table:
-            report.sections.push_back(compare_tables(read_table(path_a), read_table(path_b), options));
+        case InputKind::table: {
+            const Table a = read_table(path_a), b = read_table(path_b);
+            for (const Table* t : {&a, &b}) report.names.insert(t->header.begin(), t->header.end());
+            report.sections.push_back(compare_tables(a, b, options));
             break;
-        case InputKind::image:
-            report.sections.push_back(compare_images(image::read_exr(path_a), image::read_exr(path_b), options));
+        }
+        case InputKind::image: {
+            const image::Image a = image::read_exr(path_a), b = image::read_exr(path_b);
+            for (const image::Image* i : {&a, &b}) report.names.insert(i->channel_names.begin(), i->channel_names.end());
+            report.sections.push_back(compare_images(a, b, options));
             break;
+        }
     }
+    options.check_names(report.names, report.kind);
     return report;
 }
 

@@ -40,10 +40,11 @@ struct DifferenceStats {
 
     void add_row(const double* a, const double* b, std::uint32_t components, std::uint64_t row,
                  const Tolerance& tolerance, const ElementOptions& options);
-    // A scalar row whose difference the caller took exactly: 64-bit integers beyond 2^53,
-    // where a and b as doubles may be equal although the integers are not.
-    void add_exact_scalar(double difference, double a, double b, std::uint64_t row, const Tolerance& tolerance,
-                          const ElementOptions& options);
+    // A row whose difference the caller took exactly: 64-bit integers beyond 2^53, where a and
+    // b as doubles may be equal although the integers are not. `difference` is the norm of the
+    // exact component differences, `a` and `b` the norms of the rows.
+    void add_exact(double difference, double a, double b, std::uint64_t row, const Tolerance& tolerance,
+                   const ElementOptions& options);
     // Combine with the rows of a later chunk.
     void merge(const DifferenceStats& later);
 
@@ -92,8 +93,8 @@ inline void DifferenceStats::add_row(const double* a, const double* b, std::uint
     record(components == 1 ? last_abs_diff : std::sqrt(diff_sq), diff_sq, a_sq, b_sq, row, tolerance, options);
 }
 
-inline void DifferenceStats::add_exact_scalar(double difference, double a, double b, std::uint64_t row,
-                                              const Tolerance& tolerance, const ElementOptions& options) {
+inline void DifferenceStats::add_exact(double difference, double a, double b, std::uint64_t row,
+                                       const Tolerance& tolerance, const ElementOptions& options) {
     ++compared;
     record(difference, difference * difference, a * a, b * b, row, tolerance, options);
 }

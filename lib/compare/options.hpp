@@ -2,6 +2,7 @@
 #pragma once
 
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,6 +22,7 @@ struct CompareOptions {
     FrameKey frame_key = FrameKey::step;   // --match step|time
     double time_tolerance_s = 1e-9;        // --match time: |t_a - t_b| in seconds
     std::string id_column = "id";          // particles pair by this column when both have it
+    bool id_column_given = false;          // --id-column was given: its column must exist
     std::vector<std::string> table_keys;   // --key: table rows pair by these columns
     bool stats = false;                    // distributions instead of element by element
     DistributionOptions distribution;
@@ -29,6 +31,9 @@ struct CompareOptions {
     std::vector<std::string> ignore_columns;   // --ignore
 
     bool selected(std::string_view column) const;
+    // UsageError for a name of --columns, --ignore, --tol or --id-column that is not in `names`
+    // (every column or channel of both inputs): a typo must not compare nothing and say EQUAL.
+    void check_names(const std::set<std::string>& names, std::string_view kind) const;
 };
 
 }  // namespace partikel::compare

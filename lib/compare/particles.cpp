@@ -50,25 +50,34 @@ bool is_64_bit_integer(const fmt::Column& column) {
     return column.type() == fmt::ScalarType::i64 || column.type() == fmt::ScalarType::u64;
 }
 
-// A 64-bit integer, signed or not, exactly.
-__int128 integer_at(const fmt::Column& column, std::uint64_t row) {
-    return column.type() == fmt::ScalarType::i64 ? __int128{column.values<std::int64_t>()[row]}
-                                                 : __int128{column.values<std::uint64_t>()[row]};
+// Component k of a row of a 64-bit integer column, signed or not, exactly.
+__int128 integer_at(const fmt::Column& column, std::uint64_t row, std::uint32_t k) {
+    const std::size_t i = std::size_t(row) * column.components() + k;
+    return column.type() == fmt::ScalarType::i64 ? __int128{column.values<std::int64_t>()[i]}
+                                                 : __int128{column.values<std::uint64_t>()[i]};
 }
 
 DifferenceStats column_stats(const fmt::Column& a, const fmt::Column& b, const RowMatch& match,
                              const Tolerance& tolerance, const ElementOptions& options) {
-    // Doubles hold integers exactly only up to 2^53: 64-bit keys (Morton codes, hashes) that
-    // differ in their low bits would compare equal, so scalar 64-bit integers compare exactly.
-    if (a.components() == 1 && is_64_bit_integer(a) && is_64_bit_integer(b) &&
-        a.unit().si_factor == b.unit().si_factor) {
+    // Doubles hold integers exactly only up to 2^53: 64-bit keys (Morton codes, hashes, u64 x 3
+    // cell coordinates) that differ in their low bits would compare equal, so 64-bit integers
+    // compare exactly, component by component; the row's difference is the norm of them.
+    if (is_64_bit_integer(a) && is_64_bit_integer(b) && a.unit().si_factor == b.unit().si_factor) {
         const double scale = a.unit().si_factor;
+        const std::uint32_t components = a.components();
         return accumulate_rows(match.count, [&](DifferenceStats& stats, std::uint64_t begin, std::uint64_t end) {
             for (std::uint64_t pair = begin; pair < end; ++pair) {
-                const __int128 value_a = integer_at(a, match.row_a(pair)), value_b = integer_at(b, match.row_b(pair));
-                const __int128 difference = value_a > value_b ? value_a - value_b : value_b - value_a;
-                stats.add_exact_scalar(double(difference) * scale, double(value_a) * scale, double(value_b) * scale,
-                                       pair, tolerance, options);
+                double difference_sq = 0.0, a_sq = 0.0, b_sq = 0.0, difference = 0.0;
+                for (std::uint32_t k = 0; k < components; ++k) {
+                    const __int128 value_a = integer_at(a, match.row_a(pair), k), value_b = integer_at(b, match.row_b(pair), k);
+                    const double d = double(value_a > value_b ? value_a - value_b : value_b - value_a) * scale;
+                    difference_sq += d * d;
+                    difference = d;  // a scalar's, without a square root
+                    a_sq += double(value_a) * scale * double(value_a) * scale;
+                    b_sq += double(value_b) * scale * double(value_b) * scale;
+                }
+                if (components > 1) difference = std::sqrt(difference_sq);
+                stats.add_exact(difference, std::sqrt(a_sq), std::sqrt(b_sq), pair, tolerance, options);
             }
         });
     }
@@ -131,6 +140,15 @@ void compare_distributions_of(const fmt::Column& a, const fmt::Column& b, const 
         values_a.resize(a.count());   // compare_distributions drops NaNs
         values_b.resize(b.count());
     }
+}
+
+// The names a frame offers the options: columns, alone and as GROUP/NAME.
+void note_names(const fmt::Frame& frame, Report& report) {
+    for (const fmt::Group& g : frame.groups())
+        for (const fmt::Column& c : g.columns()) {
+            report.names.insert(c.name());
+            report.names.insert(g.name() + "/" + c.name());
+        }
 }
 
 }  // namespace
@@ -283,6 +301,8 @@ void compare_frame_streams(fmt::FrameReader& a, fmt::FrameReader& b, const Compa
         advance(side);
     };
     while (frames_a.current() || frames_b.current()) {
+        for (const OrderedFrames* side : {&frames_a, &frames_b})
+            if (side->current()) note_names(*side->current(), report);
         if (!frames_b.current()) {
             only_on(frames_a, "A");
             continue;

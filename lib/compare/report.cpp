@@ -35,13 +35,24 @@ bool Report::equal() const {
            std::all_of(sections.begin(), sections.end(), [](const Section& s) { return s.pass(); });
 }
 
+std::uint64_t Report::values_compared() const {
+    std::uint64_t values = 0;
+    for (const Section& s : sections) {
+        for (const ColumnResult& c : s.columns) values += c.stats.compared;
+        for (const DistributionResult& d : s.distributions)
+            values += d.comparison.a.count + d.comparison.a.nan_count + d.comparison.b.count + d.comparison.b.nan_count;
+    }
+    return values;
+}
+
 bool Report::nothing_compared() const {
-    std::uint64_t rows = 0, compared = 0;
-    for (const Section& s : sections) rows += s.rows_a + s.rows_b, compared += s.rows_compared;
+    std::uint64_t rows = 0;
+    for (const Section& s : sections) rows += s.rows_a + s.rows_b;
     const bool one_sided = coverage.frames_only_a + coverage.frames_only_b + coverage.groups_only_a +
                                coverage.groups_only_b > 0;
-    // Empty groups on both sides compare as equal; rows or frames that pair with nothing do not.
-    return compared == 0 && (rows > 0 || one_sided || (kind == "particles" && coverage.frames_compared == 0));
+    // Empty groups on both sides compare as equal; rows or frames that pair with nothing do not,
+    // nor rows of which no column was compared.
+    return values_compared() == 0 && (rows > 0 || one_sided || (kind == "particles" && coverage.frames_compared == 0));
 }
 
 bool Report::unjudged() const {
@@ -390,7 +401,7 @@ void print_json(std::ostream& out, const Report& report) {
     json.key("equal").value(report.equal());
     json.key("mismatches").strings(report.mismatches);
     json.key("notes").strings(report.notes);
-    json.key("nothing_compared").value(report.unjudged());
+    json.key("nothing_compared").value(report.nothing_compared());
     json.key("compared");
     json.begin_object();
     json.key("frames").value(report.coverage.frames_compared);

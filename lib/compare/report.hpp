@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <ostream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -66,8 +67,15 @@ struct Report {
     std::vector<Section> sections;
     std::vector<std::string> mismatches;   // differences above sections (frames on one side only)
     std::vector<std::string> notes;        // what --subset skipped above sections
+    // Every column or channel name either input has (particles: also GROUP/NAME), for checking
+    // the names --columns, --ignore, --tol and --id-column give; not printed.
+    std::set<std::string> names;
     bool equal() const;
-    // Whether no row of either input was paired with one of the other.
+    // Values compared: rows times the columns compared in them, distributions compared.
+    std::uint64_t values_compared() const;
+    // Whether no value of either input was compared with one of the other (rows were paired
+    // but every column ignored, or there were none) -- except that inputs empty on both sides
+    // (frames of empty groups, tables without rows) compare as equal.
     bool nothing_compared() const;
     // Nothing compared and no difference found: neither EQUAL nor DIFFERENT (exit status 2).
     bool unjudged() const;

@@ -12,6 +12,7 @@
 #include "compare/match.hpp"
 #include "base/error.hpp"
 #include "base/io.hpp"
+#include "base/system.hpp"
 
 namespace partikel::compare {
 
@@ -175,9 +176,8 @@ void compare_column_distributions(const Table& a, const Table& b, std::size_t co
 }  // namespace
 
 std::ptrdiff_t Table::column_index(std::string_view column) const {
-    for (std::size_t c = 0; c < header.size(); ++c)
-        if (header[c] == column) return std::ptrdiff_t(c);
-    return -1;
+    const auto found = column_of.find(std::string(column));
+    return found == column_of.end() ? -1 : std::ptrdiff_t(found->second);
 }
 
 Table parse_table(std::string_view text, std::string name) {
@@ -198,6 +198,11 @@ Table parse_table(std::string_view text, std::string name) {
             delimiter = detect_delimiter(content);
             table.header = split(content, delimiter);
             table.cells.resize(table.header.size());
+            for (std::size_t c = 0; c < table.header.size(); ++c)
+                if (!table.column_of.emplace(table.header[c], c).second)
+                    throw FormatError(table.name + ": line " + std::to_string(line_number) + ": the header names column '" +
+                                      table.header[c] + "' twice (columns " + std::to_string(table.column_of[table.header[c]] + 1) +
+                                      " and " + std::to_string(c + 1) + ")");
             continue;
         }
         std::vector<std::string> fields = split(content, delimiter);
@@ -221,10 +226,7 @@ Table parse_table(std::string_view text, std::string name) {
 
 Table read_table(const std::string& path) {
     const std::unique_ptr<InputStream> input = InputStream::open(path);
-    std::string text;
-    char buffer[1 << 16];
-    while (const std::size_t got = input->read_some(buffer, sizeof buffer)) text.append(buffer, got);
-    return parse_table(text, input->name());
+    return parse_table(read_text(*input, text_table_limit_bytes(), "a table"), input->name());
 }
 
 Section compare_tables(const Table& a, const Table& b, const CompareOptions& options) {

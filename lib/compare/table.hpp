@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "compare/options.hpp"
@@ -21,12 +22,14 @@ struct Table {
     std::vector<std::vector<double>> numbers;      // [column][row]; NaN for empty cells
     std::vector<bool> numeric;                     // every non-empty cell of the column parses
     std::uint64_t rows = 0;
+    std::unordered_map<std::string, std::size_t> column_of;  // header name -> column (names are unique)
 
     // Index of a header name, or -1.
     std::ptrdiff_t column_index(std::string_view name) const;
 };
 
-// Throws FormatError naming `name` and the line for a ragged row or a missing header.
+// Throws FormatError naming `name` and the line for a ragged row, a missing header or a name
+// the header has twice (which of two columns "a" would a comparison compare?).
 Table parse_table(std::string_view text, std::string name);
 // "-" is stdin.
 Table read_table(const std::string& path);

@@ -49,4 +49,10 @@ Tolerance ToleranceTable::lookup(std::string_view name, std::string_view group) 
     return plain != by_name_.end() ? plain->second : global;
 }
 
+std::vector<std::string> ToleranceTable::names() const {
+    std::vector<std::string> out;
+    for (const auto& [name, tolerance] : by_name_) out.push_back(name);
+    return out;
+}
+
 }  // namespace partikel::compare

@@ -8,6 +8,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace partikel::compare {
 
@@ -29,6 +30,8 @@ public:
 
     // The tolerance for a column: "<group>/<name>" first, then "<name>", then the global pair.
     Tolerance lookup(std::string_view name, std::string_view group = {}) const;
+    // The names given their own tolerance.
+    std::vector<std::string> names() const;
 
 private:
     std::map<std::string, Tolerance, std::less<>> by_name_;

@@ -50,7 +50,7 @@ int compare_results(std::span<const std::string> args) {
     app.add_option("--time-tol", options.time_tolerance_s, "Frames pair when times differ by at most this [s]")
         ->check(finite_non_negative())
         ->capture_default_str();
-    app.add_option("--id-column", options.id_column, "Pair particles by this column when both have it")
+    CLI::Option* id_column = app.add_option("--id-column", options.id_column, "Pair particles by this column when both have it")
         ->capture_default_str();
     app.add_option("--key", options.table_keys, "Tables: pair rows by these columns (repeatable)")
         ->delimiter(',')
@@ -83,6 +83,7 @@ int compare_results(std::span<const std::string> args) {
         refuse_terminal_stdin(path_a);
         refuse_terminal_stdin(path_b);
         for (const std::string& spec : tolerance_specs) options.tolerances.add_spec(spec);
+        options.id_column_given = id_column->count() > 0;
         options.frame_key = match == "time" ? compare::FrameKey::time : compare::FrameKey::step;
         std::optional<Progress> progress;   // made at the first frame, when the total is known
         const auto on_frame = [&](std::uint64_t done, std::optional<std::uint64_t> total) {
@@ -104,7 +105,12 @@ int compare_results(std::span<const std::string> args) {
             out->commit();
         }
         // Like cmp, a comparison that compared nothing is trouble, not a verdict.
-        if (report.unjudged()) throw Error("A and B have nothing in common to compare: " + report.coverage_text());
+        if (report.unjudged()) {
+            std::uint64_t rows = 0;
+            for (const compare::Section& s : report.sections) rows += s.rows_compared;
+            throw Error("A and B have nothing in common to compare: " + report.coverage_text() +
+                        (rows > 0 ? ", but no column of them (every one ignored or not selected, or none there)" : ""));
+        }
         return report.equal() ? 0 : 1;
     });
 }
