@@ -411,6 +411,24 @@ std::unique_ptr<InputStream> InputStream::open(const std::string& path) {
     return std::make_unique<FdInput>(fd, path, true);
 }
 
+std::string read_text(InputStream& in, std::uint64_t limit_bytes, const std::string& what) {
+    std::string text;
+    if (in.is_regular_file() && in.size() <= limit_bytes) text.reserve(static_cast<std::size_t>(in.size()));
+    char buffer[1 << 16];
+    while (const std::size_t got = in.read_some(buffer, sizeof buffer)) {
+        // Text holds no NUL: binary data (/dev/zero, /dev/urandom) is refused at its first one.
+        if (const void* nul = std::memchr(buffer, 0, got))
+            throw FormatError(in.name() + ": binary data (a NUL byte at byte " +
+                              std::to_string(text.size() + std::size_t(static_cast<const char*>(nul) - buffer)) +
+                              "), not " + what);
+        text.append(buffer, got);
+        if (text.size() > limit_bytes)
+            throw FormatError(in.name() + ": more than " + std::to_string(limit_bytes) + " bytes; " + what +
+                              " is read whole and must be smaller");
+    }
+    return text;
+}
+
 void InputStream::read_exact(void* data, std::size_t bytes, const char* what) {
     std::size_t got = read_some(data, bytes);
     if (got != bytes)

@@ -114,6 +114,13 @@ public:
     virtual std::uint64_t size() const = 0;       // file size (0 for pipes)
 };
 
+// The whole of a text input (a lattice, a camera path, a table, a CSV file) when it holds at
+// most `limit_bytes` and no NUL byte: a FormatError "NAME: more than LIMIT bytes; WHAT is read
+// whole and must be smaller" or "NAME: binary data (a NUL byte at byte N), not WHAT" otherwise,
+// found as soon as it shows, so that /dev/zero or an endless pipe is refused instead of read
+// until memory runs out.
+std::string read_text(InputStream& in, std::uint64_t limit_bytes, const std::string& what);
+
 // Write all bytes to a file descriptor, retrying on EINTR; EPIPE -> BrokenPipe; any other
 // failure (ENOSPC, EFBIG, EIO) -> IoError "NAME: write failed: <strerror>".
 void write_all(int fd, const void* data, std::size_t bytes, const std::string& name);

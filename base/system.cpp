@@ -16,6 +16,8 @@ std::uint64_t host_memory_bytes() {
     return static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page);
 }
 
+std::uint64_t text_table_limit_bytes() { return host_memory_bytes() / 4; }
+
 std::uint64_t available_memory_bytes() {
     std::ifstream meminfo("/proc/meminfo");
     std::string key;

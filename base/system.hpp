@@ -10,6 +10,10 @@ namespace partikel {
 // to allocate more than this for what a damaged file declares.
 std::uint64_t host_memory_bytes();
 
+// The largest text file read whole and split into cells (CSV particles, compared tables): a
+// quarter of the machine's memory, as the cells take several times the text.
+std::uint64_t text_table_limit_bytes();
+
 // Memory a new allocation can have now: Linux's MemAvailable (free memory plus what the kernel
 // can reclaim), or host_memory_bytes() where the system does not say.
 std::uint64_t available_memory_bytes();

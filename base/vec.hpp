@@ -18,6 +18,12 @@ static_assert(sizeof(Vec3<float>) == 12, "Vec3<float> must match an f32 x 3 colu
 using Vec3f = Vec3<float>;
 using Vec3d = Vec3<double>;
 
+// The largest coordinate and length (a search radius, a softening) of the programs that square
+// distances in float (neighbour search, gravity, rendering): the difference of two such
+// coordinates, squared and summed over three axes, is at most 3 (2e18)^2 = 1.2e37, below
+// FLT_MAX (3.4e38). They refuse what lies beyond instead of comparing infinite squares.
+inline constexpr double kMaxCoordinate = 1e18;
+
 template <class T> PK_DEVICE_INLINE Vec3<T> operator+(Vec3<T> a, Vec3<T> b) { return {a.x + b.x, a.y + b.y, a.z + b.z}; }
 template <class T> PK_DEVICE_INLINE Vec3<T> operator-(Vec3<T> a, Vec3<T> b) { return {a.x - b.x, a.y - b.y, a.z - b.z}; }
 template <class T> PK_DEVICE_INLINE Vec3<T> operator-(Vec3<T> a) { return {-a.x, -a.y, -a.z}; }

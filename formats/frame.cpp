@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
+#include <utility>
+
+#include "base/system.hpp"
 
 namespace partikel::fmt {
 
@@ -138,20 +142,18 @@ Column& Group::add_column(Column column) {
         throw UsageError("column \"" + column.name() + "\" has " + std::to_string(column.count()) +
                          " rows but group \"" + name_ + "\" has " + std::to_string(count_) + " particles");
     columns_.push_back(std::move(column));
+    index_.appended(columns_.back().name(), columns_.size() - 1);
     return columns_.back();
 }
 
 void Group::remove_column(std::string_view name) {
     std::erase_if(columns_, [&](const Column& c) { return c.name() == name; });
+    index_.invalidate();
 }
 
-Column* Group::find(std::string_view name) {
-    for (auto& c : columns_)
-        if (c.name() == name) return &c;
-    return nullptr;
-}
+Column* Group::find(std::string_view name) { return const_cast<Column*>(std::as_const(*this).find(name)); }
 
-const Column* Group::find(std::string_view name) const { return const_cast<Group*>(this)->find(name); }
+const Column* Group::find(std::string_view name) const { return index_.find(columns_, name); }
 
 Column& Group::at(std::string_view name) {
     if (auto* c = find(name)) return *c;
@@ -169,16 +171,13 @@ Group& Frame::add_group(std::string name, std::uint64_t count) {
     check_name(name, "group");
     if (find_group(name)) throw UsageError("frame already has a group \"" + name + "\"");
     groups_.emplace_back(std::move(name), count);
+    index_.appended(groups_.back().name(), groups_.size() - 1);
     return groups_.back();
 }
 
-Group* Frame::find_group(std::string_view name) {
-    for (auto& g : groups_)
-        if (g.name() == name) return &g;
-    return nullptr;
-}
+Group* Frame::find_group(std::string_view name) { return const_cast<Group*>(std::as_const(*this).find_group(name)); }
 
-const Group* Frame::find_group(std::string_view name) const { return const_cast<Frame*>(this)->find_group(name); }
+const Group* Frame::find_group(std::string_view name) const { return index_.find(groups_, name); }
 
 Group& Frame::group(std::string_view name) {
     if (auto* g = find_group(name)) return *g;
@@ -189,6 +188,7 @@ const Group& Frame::group(std::string_view name) const { return const_cast<Frame
 
 void Frame::remove_group(std::string_view name) {
     std::erase_if(groups_, [&](const Group& g) { return g.name() == name; });
+    index_.invalidate();
 }
 
 std::uint64_t Frame::particle_count() const {
@@ -202,6 +202,24 @@ std::uint64_t Frame::payload_bytes() const {
     for (const auto& g : groups_)
         for (const auto& c : g.columns()) n += c.bytes();
     return n;
+}
+
+void check_frame(const Frame& frame, const std::string& where) {
+    const auto refuse = [&](const char* field, double value, const char* must) {
+        char text[40];
+        std::snprintf(text, sizeof text, "%.17g", value);
+        throw FormatError(where + ": " + field + " is " + text + "; a frame's " + field + " must be " + must);
+    };
+    if (!std::isfinite(frame.time)) refuse("time", frame.time, "a finite number");
+    if (!std::isfinite(frame.dt)) refuse("dt", frame.dt, "a finite number");
+    if (!(frame.time_unit_si > 0.0) || !std::isfinite(frame.time_unit_si))
+        refuse("time_unit_si", frame.time_unit_si, "a finite number > 0");
+    const std::uint64_t most = host_memory_bytes();
+    for (const Group& g : frame.groups())
+        if (g.count() > most)
+            throw FormatError(where + ": group \"" + g.name() + "\" has " + std::to_string(g.count()) +
+                              " particles, more than this machine's memory holds at one byte each (" +
+                              std::to_string(most) + " bytes)");
 }
 
 }  // namespace partikel::fmt

@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -20,6 +21,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <unordered_map>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -66,6 +68,44 @@ template <class T> struct DefaultInitAllocator : std::allocator<T> {
         ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
     }
 };
+
+namespace detail {
+
+// Where each named item (a group's columns, a frame's groups) sits in its vector, so that finding
+// one by name is O(1) and reading a group of 100,000 columns stays linear. The owner reports
+// items it appends and invalidates the index when it hands its vector out for change; a lookup
+// rebuilds it then (and when an entry no longer names its item).
+class NameIndex {
+public:
+    template <class Item> const Item* find(const std::vector<Item>& items, std::string_view name) const {
+        for (int attempt = 0; attempt < 2; ++attempt) {
+            if (!valid_) {
+                positions_.clear();
+                for (std::size_t i = 0; i < items.size(); ++i) positions_.emplace(items[i].name(), i);
+                valid_ = true;
+            }
+            const auto it = positions_.find(name);
+            if (it == positions_.end()) return nullptr;
+            if (it->second < items.size() && items[it->second].name() == name) return &items[it->second];
+            valid_ = false;
+        }
+        return nullptr;
+    }
+    void appended(const std::string& name, std::size_t position) {
+        if (valid_) positions_.emplace(name, position);
+    }
+    void invalidate() { valid_ = false; }
+
+private:
+    struct Hash {
+        using is_transparent = void;
+        std::size_t operator()(std::string_view text) const { return std::hash<std::string_view>{}(text); }
+    };
+    mutable std::unordered_map<std::string, std::size_t, Hash, std::equal_to<>> positions_;
+    mutable bool valid_ = false;
+};
+
+}  // namespace detail
 
 class Column {
 public:
@@ -137,7 +177,11 @@ public:
     Column& at(std::string_view name);               // throws UsageError naming the column
     const Column& at(std::string_view name) const;
 
-    std::vector<Column>& columns() { return columns_; }
+    // The columns, for change (the name index is rebuilt at the next lookup).
+    std::vector<Column>& columns() {
+        index_.invalidate();
+        return columns_;
+    }
     const std::vector<Column>& columns() const { return columns_; }
 
     // Change the particle count of the group and every column (new rows are zero).
@@ -147,6 +191,7 @@ private:
     std::string name_;
     std::uint64_t count_ = 0;
     std::vector<Column> columns_;
+    detail::NameIndex index_;
 };
 
 // Attribute values: integers, reals, text, and real vectors (e.g. a domain box).
@@ -167,7 +212,11 @@ public:
     const Group* find_group(std::string_view name) const;
     Group& group(std::string_view name);               // throws UsageError naming the group
     const Group& group(std::string_view name) const;
-    std::vector<Group>& groups() { return groups_; }
+    // The groups, for change (the name index is rebuilt at the next lookup).
+    std::vector<Group>& groups() {
+        index_.invalidate();
+        return groups_;
+    }
     const std::vector<Group>& groups() const { return groups_; }
     void remove_group(std::string_view name);
 
@@ -176,6 +225,14 @@ public:
 
 private:
     std::vector<Group> groups_;
+    detail::NameIndex index_;
 };
+
+// What every reader checks of each frame it delivers, whatever the encoding (open_reader
+// applies it): time and dt finite, time_unit_si finite and positive, and no group of more
+// particles than the machine's memory holds at one byte each (a group of 2^62 particles and no
+// columns costs no memory to read, but every program after the reader loops over it).
+// FormatError "WHERE: ..." naming the value.
+void check_frame(const Frame& frame, const std::string& where);
 
 }  // namespace partikel::fmt

@@ -84,10 +84,37 @@ std::unique_ptr<FrameReader> open_encoding_reader(const std::string& path) {
     throw FormatError(in->name() + ": not a Partikel stream, HDF5 or CSV file (unknown magic bytes)");
 }
 
+// Frames as a reader delivers them, each checked by check_frame.
+class CheckedReader final : public FrameReader {
+public:
+    explicit CheckedReader(std::unique_ptr<FrameReader> inner) : inner_(std::move(inner)) {}
+    std::optional<Frame> next() override {
+        std::optional<Frame> frame = inner_->next();
+        if (frame) check_frame(*frame, inner_->name() + ": frame " + std::to_string(index_) + " (step " + std::to_string(frame->step) + ")");
+        ++index_;
+        return frame;
+    }
+    std::optional<std::uint64_t> frame_count() const override { return inner_->frame_count(); }
+    bool seek_frame(std::uint64_t index) override {
+        if (!inner_->seek_frame(index)) return false;
+        index_ = index;
+        return true;
+    }
+    Encoding encoding() const override { return inner_->encoding(); }
+    const std::string& name() const override { return inner_->name(); }
+
+private:
+    std::unique_ptr<FrameReader> inner_;
+    std::uint64_t index_ = 0;
+};
+
 }  // namespace
 
-// Every reader restores held groups (held.hpp), so that every frame is complete.
-std::unique_ptr<FrameReader> open_reader(const std::string& path) { return restore_held_groups(open_encoding_reader(path)); }
+// Every reader restores held groups (held.hpp), so that every frame is complete, and checks
+// what every frame must hold (check_frame).
+std::unique_ptr<FrameReader> open_reader(const std::string& path) {
+    return std::make_unique<CheckedReader>(restore_held_groups(open_encoding_reader(path)));
+}
 
 std::unique_ptr<FrameWriter> open_writer(const std::string& path, const WriterOptions& options,
                                          std::optional<Encoding> encoding) {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <map>
 
 #include "formats/encodings.hpp"
@@ -339,17 +340,33 @@ private:
             fail(where + ": " + std::to_string(count) + " particles would need more than this machine's memory");
         Group& group = frame.add_group(species, count);
         const Record* offset = nullptr;
+        const bool has_position =
+            std::any_of(records.begin(), records.end(), [](const Record& x) { return x.name == "position"; });
         for (const auto& r : records) {
-            if (r.name == "positionOffset" && std::any_of(records.begin(), records.end(), [](const Record& x) { return x.name == "position"; })) {
+            if (r.name == "positionOffset" && has_position) {
                 offset = &r;
                 continue;
             }
             ScalarType type = r.components.front().type;
-            for (const auto& c : r.components)
+            bool mixed_units = false;
+            for (const auto& c : r.components) {
                 if (c.type != type) type = ScalarType::f64;  // mixed component types: widen
-            const auto unit = record_unit(sg, r.name, r.components.front().unit_si, where);
+                if (!std::isfinite(c.unit_si) || c.unit_si == 0.0)
+                    fail(where + ": record component " + c.path + " has unitSI " + std::to_string(c.unit_si) +
+                         " (not a finite nonzero factor)");
+                mixed_units = mixed_units || c.unit_si != r.components.front().unit_si;
+            }
+            // openPMD gives each component its own unitSI; ours is one per column. Components that
+            // differ (x in mm, y in m) are read as f64 and converted to SI one by one.
+            if (mixed_units) type = ScalarType::f64;
+            const auto unit = record_unit(sg, r.name, mixed_units ? 1.0 : r.components.front().unit_si, where);
             Column& column = group.add_column(r.name, type, static_cast<std::uint32_t>(r.components.size()), unit);
-            for (std::uint32_t k = 0; k < r.components.size(); ++k) fill_component(sg, r.components[k], column, k, where);
+            for (std::uint32_t k = 0; k < r.components.size(); ++k) {
+                fill_component(sg, r.components[k], column, k, where);
+                if (!mixed_units) continue;
+                const auto values = column.values<double>();
+                for (std::size_t i = k; i < values.size(); i += r.components.size()) values[i] *= r.components[k].unit_si;
+            }
         }
         if (offset) apply_position_offset(sg, *offset, group.at("position"), where);
     }

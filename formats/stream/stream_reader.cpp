@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <exception>
+#include <unordered_set>
 
+#include "base/log.hpp"
 #include "base/system.hpp"
 #include "formats/stream/bytes.hpp"
 #include "formats/stream/filters.hpp"
@@ -65,6 +67,8 @@ public:
         member_start_ = in_->position() - have;
         member_frames_ = 0;
         seen_index_ = false;
+        member_seen_.clear();
+        member_seen_first_ = 0;
         unsigned char pre[16];
         if (have) std::memcpy(pre, first, have);
         read_fully(pre + have, sizeof pre - have, "preamble");
@@ -106,18 +110,21 @@ public:
     }
 
     std::optional<std::uint64_t> frame_count() const override {
-        if (has_index_) return index_offsets_.size();
+        if (has_index_) return index_entries_.size();
         return std::nullopt;
     }
 
     bool seek_frame(std::uint64_t index) override {
-        if (!has_index_ || index > index_offsets_.size()) return false;
-        const std::uint64_t offset = index == index_offsets_.size() ? index_record_offset_ : index_offsets_[index];
+        if (!has_index_ || index > index_entries_.size()) return false;
+        const std::uint64_t offset = index == index_entries_.size() ? index_record_offset_ : index_entries_[index].offset;
         in_->seek(offset);
         frame_ = index;
         member_frames_ = index;
         done_ = false;
         seen_index_ = false;
+        // The frames read from here on are checked against the index's entries (check_index).
+        member_seen_.clear();
+        member_seen_first_ = index;
         return true;
     }
 
@@ -247,6 +254,7 @@ private:
                     if (frame.find_group(name)) throw FormatErrorDetail("duplicate group \"" + name + "\"");
                     frame.add_group(name, 0);
                     std::vector<PendingColumn> pending;
+                    std::unordered_set<std::string> column_names;
                     for (std::uint32_t c = 0; c < columns; ++c) {
                         PendingColumn col;
                         col.name = r.string("column name");
@@ -259,8 +267,7 @@ private:
                         col.rows_per_block = r.u64("rows per block");
                         const std::string where = "group \"" + name + "\", column \"" + col.name + "\": ";
                         if (!valid_name(col.name)) throw FormatErrorDetail("group \"" + name + "\": invalid column name \"" + col.name + "\"");
-                        for (const auto& other : pending)
-                            if (other.name == col.name) throw FormatErrorDetail(where + "duplicate column");
+                        if (!column_names.insert(col.name).second) throw FormatErrorDetail(where + "duplicate column");
                         if (type < 1 || type > 7) throw FormatErrorDetail(where + "unknown scalar type code " + std::to_string(type));
                         col.type = static_cast<ScalarType>(type);
                         if (col.filter & ~(filter_delta | filter_shuffle))
@@ -284,6 +291,12 @@ private:
                     groups.push_back({count, std::move(pending)});
                 }
             });
+        // Where this frame is and what it says it is: the index must say the same (check_index),
+        // so that a seek through a damaged index never delivers another frame than asked for.
+        member_seen_.push_back({rec.offset - member_start_, frame.step, frame.time});
+        if (has_index_ && member_start_ == 0 && frame_ < index_entries_.size() &&
+            !same_entry(index_entries_[frame_], member_seen_.back()))
+            fail_at(rec.offset, index_mismatch(frame_, index_entries_[frame_], member_seen_.back()));
         if (in_->is_regular_file()) {
             const std::uint64_t left = in_->size() - std::min(in_->size(), in_->position());
             if (total_blocks > left / block_header_bytes)
@@ -456,10 +469,32 @@ private:
             fail_at(offset, "index lists " + std::to_string(count) + " frames, stream has " + std::to_string(member_frames_));
         if (count > r.remaining() / 24) throw ShortBody{"index entries"};
         for (std::uint64_t i = 0; i < count; ++i) {
-            r.u64("index offset");
-            r.i64("index step");
-            r.f64("index time");
+            IndexEntry entry;
+            entry.offset = r.u64("index offset");
+            entry.step = r.i64("index step");
+            entry.time = r.f64("index time");
+            // Every frame read in this stream (all of them unless a seek skipped some) is where
+            // the index says, with its step and time.
+            if (i >= member_seen_first_ && i - member_seen_first_ < member_seen_.size() &&
+                !same_entry(entry, member_seen_[i - member_seen_first_]))
+                throw FormatErrorDetail(index_mismatch(i, entry, member_seen_[i - member_seen_first_]));
         }
+    }
+
+    struct IndexEntry {
+        std::uint64_t offset = 0;  // of the frame's PKFR record, from its stream's preamble
+        std::int64_t step = 0;
+        double time = 0.0;
+    };
+    static bool same_entry(const IndexEntry& a, const IndexEntry& b) {
+        return a.offset == b.offset && a.step == b.step && std::memcmp(&a.time, &b.time, sizeof a.time) == 0;
+    }
+    static std::string index_mismatch(std::uint64_t frame, const IndexEntry& listed, const IndexEntry& found) {
+        const auto describe = [](const IndexEntry& e) {
+            return "byte " + std::to_string(e.offset) + ", step " + std::to_string(e.step) + ", t = " + format_g(e.time);
+        };
+        return "the index's entry for frame " + std::to_string(frame) + " (" + describe(listed) +
+               ") does not match the frame read (" + describe(found) + "): a damaged index";
     }
 
     // Checks the end record; true when another stream follows (a concatenation).
@@ -512,16 +547,21 @@ private:
             in_->seek(offset);
             Record index = read_record("index");
             if (index.tag != "PKIX" || index.body.size() != 8 + frames * 24) throw FormatError("");
-            std::vector<std::uint64_t> offsets(frames);
+            std::vector<IndexEntry> entries(frames);
             for (std::uint64_t i = 0; i < frames; ++i) {
-                std::memcpy(&offsets[i], index.body.data() + 8 + i * 24, 8);
-                if (offsets[i] < data_start_ || offsets[i] >= offset) throw FormatError("");
+                const std::byte* entry = index.body.data() + 8 + i * 24;
+                std::memcpy(&entries[i].offset, entry, 8);
+                std::memcpy(&entries[i].step, entry + 8, 8);
+                std::memcpy(&entries[i].time, entry + 16, 8);
+                // Frames follow each other: offsets that do not increase cannot be this stream's.
+                const std::uint64_t after = i == 0 ? data_start_ : entries[i - 1].offset + 1;
+                if (entries[i].offset < after || entries[i].offset >= offset) throw FormatError("");
             }
-            index_offsets_ = std::move(offsets);
+            index_entries_ = std::move(entries);
             index_record_offset_ = offset;
             has_index_ = true;
         } catch (const FormatError&) {
-            index_offsets_.clear();
+            index_entries_.clear();
             has_index_ = false;
         }
         in_->seek(data_start_);
@@ -557,7 +597,9 @@ private:
     bool seen_index_ = false;
     std::uint64_t index_offset_seen_ = 0;
     bool has_index_ = false;
-    std::vector<std::uint64_t> index_offsets_;
+    std::vector<IndexEntry> index_entries_;
+    std::vector<IndexEntry> member_seen_;       // the frames read in the current stream, in order
+    std::uint64_t member_seen_first_ = 0;       // the stream frame number of member_seen_[0]
     std::uint64_t index_record_offset_ = 0;
     std::vector<PoolBuffer> pool_;     // stored bytes of one batch, reused
     std::vector<PoolBuffer> scratch_ = std::vector<PoolBuffer>(threads_);

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 
+#include "base/system.hpp"
 #include "formats/encodings.hpp"
 #include "formats/openpmd/openpmd.hpp"
 #include "formats/text/single_file.hpp"
@@ -207,9 +208,7 @@ private:
     }
 
     Frame read() {
-        std::string text;
-        char buf[1 << 16];
-        while (std::size_t n = in_->read_some(buf, sizeof buf)) text.append(buf, n);
+        const std::string text = read_text(*in_, text_table_limit_bytes(), "CSV particle data");
         if (text.find('\0') != std::string::npos) fail(1, "binary data, not CSV text");
         Frame frame;
         std::string group_name = "particles";

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "base/error.hpp"
+#include "base/log.hpp"
 #include "core/dispatch.hpp"
 #include "core/morton.hpp"
 
@@ -92,8 +93,11 @@ Box make_box(const GridSpec& spec) {
 namespace {
 
 void validate(const GridSpec& spec) {
-    if (!(spec.radius > 0) || !std::isfinite(spec.radius))
-        throw UsageError("frnn: search radius must be positive and finite, got " + std::to_string(spec.radius));
+    // Neighbours are |r_ij|^2 <= r^2 in float: r^2 must not overflow, nor the squared
+    // distances within the domain (base/vec.hpp, kMaxCoordinate).
+    if (!(spec.radius > 0) || !(spec.radius <= kMaxCoordinate))
+        throw UsageError("frnn: search radius must be in (0, 1e18] m, where its square fits a float; got " +
+                         format_g(spec.radius));
     if (spec.subdivision < 0 || spec.subdivision > 3)
         throw UsageError("frnn: subdivision k must be in 0..3, got " + std::to_string(spec.subdivision));
     for (int a = 0; a < 3; ++a) {
@@ -101,6 +105,9 @@ void validate(const GridSpec& spec) {
         if (!std::isfinite(lo) || !std::isfinite(hi) || hi < lo)
             throw UsageError("frnn: domain along " + axis_name(a) + " must be finite with min <= max, got [" +
                              std::to_string(lo) + ", " + std::to_string(hi) + "]");
+        if (std::fabs(lo) > kMaxCoordinate || std::fabs(hi) > kMaxCoordinate)
+            throw UsageError("frnn: domain along " + axis_name(a) + " [" + format_g(lo) + ", " + format_g(hi) +
+                             "] m reaches beyond +-1e18 m, where squared distances overflow float");
         if (spec.boundary[a] == Boundary::periodic && !(hi > lo))
             throw UsageError("frnn: periodic axis " + axis_name(a) + " needs a box of positive length");
     }

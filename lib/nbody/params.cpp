@@ -4,6 +4,8 @@
 #include <string>
 
 #include "base/error.hpp"
+#include "base/log.hpp"
+#include "base/vec.hpp"
 
 namespace partikel::nbody {
 
@@ -25,8 +27,8 @@ ForceMethod parse_force_method(std::string_view name) {
 void validate(const NbodyParams& p) {
     if (!(p.dt > 0.0) || !std::isfinite(p.dt))
         throw UsageError("nbody: the time step must be positive and finite, got " + std::to_string(p.dt));
-    if (!(p.softening >= 0.0f) || !std::isfinite(p.softening))
-        throw UsageError("nbody: the softening length must be >= 0 and finite, got " + std::to_string(p.softening));
+    if (!(p.softening >= 0.0f && p.softening <= kMaxCoordinate))  // its square must fit a float
+        throw UsageError("nbody: the softening length must be in 0..1e18, got " + format_g(p.softening));
     if (!(p.theta > 0.0f) || !(p.theta <= 2.0f))
         throw UsageError("nbody: the opening angle theta must be in (0, 2], got " + std::to_string(p.theta));
     if (p.leaf_capacity < 1 || p.leaf_capacity > 1024)

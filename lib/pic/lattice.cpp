@@ -8,6 +8,7 @@
 
 #include "base/error.hpp"
 #include "base/io.hpp"
+#include "base/log.hpp"
 #include "pic/madx.hpp"
 #include "pic/maps.hpp"
 
@@ -213,6 +214,11 @@ Lattice parse_lattice_text(std::string_view text, const std::string& file_name) 
             if (words.size() != 1 || repeats.empty()) throw FormatError(where + ": 'end' without 'repeat'");
             const Repeat r = repeats.back();
             repeats.pop_back();
+            const std::size_t body_size = lattice.elements.size() - r.first;
+            if (body_size > 0 && double(r.first) + double(body_size) * double(r.count) > double(kMaxLatticeElements))
+                throw FormatError(r.where + ": repeat " + std::to_string(r.count) + " of " + std::to_string(body_size) +
+                                  " elements makes " + format_g(double(r.first) + double(body_size) * double(r.count)) +
+                                  " elements; a lattice has at most " + std::to_string(kMaxLatticeElements));
             const std::vector<Element> body(lattice.elements.begin() + std::ptrdiff_t(r.first), lattice.elements.end());
             for (long i = 1; i < r.count; ++i) lattice.elements.insert(lattice.elements.end(), body.begin(), body.end());
         } else if (keyword == "beam") {
@@ -237,6 +243,8 @@ Lattice parse_lattice_text(std::string_view text, const std::string& file_name) 
             if (words.size() < 2 || words[1].find('=') != std::string_view::npos)
                 throw FormatError(where + ": expected '" + std::string(keyword) + " NAME key=value ...'");
             Keys keys(args.subspan(2), where);
+            if (lattice.elements.size() >= kMaxLatticeElements)
+                throw FormatError(where + ": more than " + std::to_string(kMaxLatticeElements) + " elements");
             lattice.elements.push_back(element_from(keyword, std::string(words[1]), keys));
         }
     }
@@ -252,9 +260,7 @@ Lattice parse_lattice_text(std::string_view text, const std::string& file_name) 
 
 Lattice read_lattice(const std::string& path) {
     const auto in = InputStream::open(path);
-    std::string text;
-    char buffer[1 << 16];
-    while (const std::size_t n = in->read_some(buffer, sizeof buffer)) text.append(buffer, n);
+    const std::string text = read_text(*in, kMaxLatticeFileBytes, "a lattice file");
     for (const char* ext : {".madx", ".seq", ".mad"}) {
         const std::string_view e(ext);
         if (path.size() > e.size() && path.compare(path.size() - e.size(), e.size(), e) == 0)
@@ -328,6 +334,12 @@ std::array<double, 2> cell_phase_advances(const std::vector<Element>& cell) {
 
 Lattice generate_ring(const RingGenerator& g) {
     if (g.cells < 1) throw UsageError("ring generator: at least one cell");
+    // Up to 6 elements a cell (FODO with bends).
+    if (std::size_t(g.cells) > kMaxLatticeElements / 6)
+        throw UsageError("ring generator: " + std::to_string(g.cells) + " cells make up to " +
+                         std::to_string(6 * std::uint64_t(g.cells)) + " elements; a lattice has at most " +
+                         std::to_string(kMaxLatticeElements) + " (at most " + std::to_string(kMaxLatticeElements / 6) +
+                         " cells)");
     if (!(g.phase_advance_deg > 0.0 && g.phase_advance_deg < 180.0))
         throw UsageError("ring generator: the phase advance per cell must lie in (0, 180) degrees");
     if (!(g.cell_length_m > 0.0)) throw UsageError("ring generator: the cell length must be positive");

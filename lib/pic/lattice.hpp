@@ -3,6 +3,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -51,6 +52,13 @@ struct Element {
 };
 
 Element make_element(ElementKind kind, std::string name, double length_m = 0.0);
+
+// The most elements a lattice may have, however it is made (a file's repeat blocks, the ring
+// generator's --cells): a turn tracks every element, so a lattice of a billion elements is a
+// mistake to refuse with its numbers, not to allocate. (The LHC's sequence has some 10^4.)
+inline constexpr std::size_t kMaxLatticeElements = 1'000'000;
+// The largest lattice file, text or MAD-X, read whole.
+inline constexpr std::uint64_t kMaxLatticeFileBytes = 64u << 20;
 
 struct Lattice {
     std::vector<Element> elements;

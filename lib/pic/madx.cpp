@@ -400,9 +400,36 @@ private:
         std::size_t i = 0;
         const double v = sum(expr, i);
         if (i != expr.size()) fail(expr[i].line, "unexpected '" + expr[i].text + "' in an expression");
+        // A value is a length, a strength, a count: 1/0 or log(0) is an error here, not a lattice.
+        // (The syntax check runs with every variable 1, where sqrt(a - 2) may be NaN.)
+        if (!syntax_only_ && !std::isfinite(v))
+            fail(expr.empty() ? 0 : expr.front().line, "the expression evaluates to " + std::string(std::isnan(v) ? "nan" : v > 0 ? "inf" : "-inf"));
         return v;
     }
+
+    // Expressions nest by recursion (parentheses, signs, powers, variables defined by
+    // variables): deeper than kMaxDepth is refused with the line, not a stack overflow.
+    static constexpr int kMaxDepth = 1000;
+    class Nesting {
+    public:
+        Nesting(Parser& parser, const std::vector<Token>& e, std::size_t i) : parser_(parser) {
+            if (++parser_.depth_ > kMaxDepth) {
+                --parser_.depth_;
+                parser_.fail(e.empty() ? 0 : e[std::min(i, e.size() - 1)].line,
+                             "expression nested deeper than " + std::to_string(kMaxDepth) +
+                                 " levels (parentheses, signs, powers or variables defined by variables)");
+            }
+        }
+        ~Nesting() { --parser_.depth_; }
+        Nesting(const Nesting&) = delete;
+        Nesting& operator=(const Nesting&) = delete;
+
+    private:
+        Parser& parser_;
+    };
+
     double sum(const std::vector<Token>& e, std::size_t& i) {
+        const Nesting nesting(*this, e, i);
         double v = product(e, i);
         while (i < e.size() && (is(e[i], "+") || is(e[i], "-"))) {
             const bool plus = is(e[i++], "+");
@@ -421,6 +448,7 @@ private:
         return v;
     }
     double unary(const std::vector<Token>& e, std::size_t& i) {
+        const Nesting nesting(*this, e, i);
         if (i < e.size() && (is(e[i], "-") || is(e[i], "+"))) {
             const bool minus = is(e[i++], "-");
             const double v = unary(e, i);
@@ -660,6 +688,7 @@ private:
     std::map<std::string, Variable> variables_;
     std::set<std::string> evaluating_;
     bool syntax_only_ = false;
+    int depth_ = 0;  // expression levels being evaluated (Nesting)
     std::map<std::string, Definition> definitions_;
     std::vector<Sequence> sequences_;
     std::optional<Sequence> current_;

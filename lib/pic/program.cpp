@@ -118,7 +118,9 @@ TrackOp linear_op(const Matrix6& m, int element) {
 }
 
 TrackProgram compile_program(const Lattice& lattice, const MapContext& context, int kicks_per_turn) {
-    if (kicks_per_turn < 0) throw UsageError("space charge: negative number of kicks per turn");
+    if (kicks_per_turn < 0 || kicks_per_turn > kMaxKicksPerTurn)
+        throw UsageError("space charge: the kicks per turn must be in 0.." + std::to_string(kMaxKicksPerTurn) + ", got " +
+                         std::to_string(kicks_per_turn));
     Compiler compiler(lattice, context);
     const double C = lattice.circumference_m();
     int next = 0;  // next node index

@@ -28,6 +28,10 @@ struct TrackProgram {
 // symmetric: drift-kick-drift splitting, second order in the section length. Thick elements
 // with a node inside are split there (pic/maps.hpp, element_part). The pipe aperture is
 // checked where particles leave every thick element.
+// The most space-charge kicks per turn: each is a node of the turn's program (and, with a field
+// map per kick, a map); beyond this a turn is a mistake to refuse, not to compile.
+inline constexpr int kMaxKicksPerTurn = 100'000;
+
 TrackProgram compile_program(const Lattice& lattice, const MapContext& context, int kicks_per_turn);
 
 // The linear operation's parameters of a map of the fusable block form; Error otherwise.

@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <numbers>
 #include <sstream>
 
 #include "base/error.hpp"
+#include "base/io.hpp"
 
 namespace partikel::render {
 
@@ -143,8 +143,10 @@ CameraPath CameraPath::parse(const std::string& text, const std::string& name, V
         if (v.size() != 7 && v.size() != 8)
             throw FormatError(where + ": a key is FRAME, EYE x y z, TARGET x y z and an optional field of view (" +
                               std::to_string(v.size()) + " numbers)");
+        // Held as float: 1e39 would be infinite there, 1e30 squares to infinity in the view.
         for (const double value : v)
-            if (!std::isfinite(value)) throw FormatError(where + ": numbers must be finite");
+            if (!std::isfinite(value) || std::fabs(value) > kMaxCoordinate)
+                throw FormatError(where + ": numbers must be finite and within +-1e18");
         Key key;
         key.frame = v[0];
         key.camera.eye = {float(v[1]), float(v[2]), float(v[3])};
@@ -165,11 +167,10 @@ CameraPath CameraPath::parse(const std::string& text, const std::string& name, V
 }
 
 CameraPath CameraPath::load(const std::string& path, Vec3f up, float default_fov_y_deg) {
-    std::ifstream in(path);
-    if (!in) throw IoError(path + ": cannot open camera path");
-    std::ostringstream text;
-    text << in.rdbuf();
-    return parse(text.str(), path, up, default_fov_y_deg);
+    // A key is a line of a few numbers: 16 MiB holds hundreds of thousands (and --camera-path
+    // /dev/zero is refused instead of read forever).
+    const auto in = InputStream::open(path);
+    return parse(read_text(*in, 16u << 20, "a camera path"), path, up, default_fov_y_deg);
 }
 
 Camera CameraPath::at(double frame) const {

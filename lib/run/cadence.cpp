@@ -1,6 +1,7 @@
 #include "run/cadence.hpp"
 
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <string>
 
@@ -35,7 +36,9 @@ Cadence::Cadence(const CadenceOptions& o, std::int64_t start_step, double start_
 }
 
 bool Cadence::done(std::int64_t step, double time) const {
-    if (steps_) return step >= start_step_ + *steps_;
+    // start + steps saturates at the largest step number instead of wrapping to a negative one
+    // (which ended a run of --steps 9223372036854775807 before its first step).
+    if (steps_) return step >= (start_step_ > 0 && *steps_ > INT64_MAX - start_step_ ? INT64_MAX : start_step_ + *steps_);
     return time >= *until_ * (1.0 - kTimeSlack);
 }
 

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "base/error.hpp"
 #include "formats/frame.hpp"
 
 namespace partikel::run {
@@ -15,5 +16,24 @@ namespace partikel::run {
 // negative index); an HDF5 file jumps to the frame.
 // FormatError when the input holds no such frame.
 fmt::Frame read_start_frame(const std::string& path, std::int64_t index = -1);
+
+// `parse(frame)` of that frame: a model's parameters and particles from it, and their checks.
+// What it refuses is bad data, whichever error the check throws: a FormatError (exit 1) named
+// with the input and the frame's step, "start.pks: step 120: attribute sph.h = 1e+300 must be
+// ...", also for a UsageError of a parameter check that a flag would have met.
+template <class Parse> auto parse_start_frame(const std::string& path, std::int64_t index, Parse&& parse) {
+    const fmt::Frame frame = read_start_frame(path, index);
+    const auto named = [&](const Error& e) {
+        return FormatError((path == "-" ? std::string("<stdin>") : path) + ": step " + std::to_string(frame.step) + ": " +
+                           e.what());
+    };
+    try {
+        return parse(frame);
+    } catch (const FormatError& e) {
+        throw named(e);
+    } catch (const UsageError& e) {
+        throw named(e);
+    }
+}
 
 }  // namespace partikel::run

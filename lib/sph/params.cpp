@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "base/error.hpp"
+#include "base/vec.hpp"
 #include "sph/snow.hpp"
 
 namespace partikel::sph {
@@ -116,8 +117,12 @@ void validate(const SphParams& p) {
     require(p.xsph_epsilon >= 0 && p.xsph_epsilon <= 1, "xsph epsilon must be in [0, 1]");
     require((p.density_min == 0 && p.density_max == 0) || (p.density_min < p.rho0 && p.rho0 < p.density_max),
             "density limits must enclose rho0 (min < rho0 < max), or both be 0 (off)");
+    // The neighbour search squares distances in float (base/vec.hpp, kMaxCoordinate).
+    require(kernel_support(p) <= kMaxCoordinate, "the kernel support (h times its radius) must be at most 1e18 m");
     for (int axis = 0; axis < 3; ++axis) {
         require(p.domain_max[axis] > p.domain_min[axis], "domain.max must exceed domain.min on every axis");
+        require(std::fabs(p.domain_min[axis]) <= kMaxCoordinate && std::fabs(p.domain_max[axis]) <= kMaxCoordinate,
+                "the domain must lie within +-1e18 m");
         bool lo = p.faces[2 * axis] == Face::periodic, hi = p.faces[2 * axis + 1] == Face::periodic;
         require(lo == hi, "periodic faces come in pairs (both faces of an axis)");
         if (lo)

@@ -5,9 +5,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <cstdlib>
-#include <iterator>
 #include <new>
 #include <sstream>
 
@@ -41,7 +41,15 @@ public:
     explicit StrictConfig(const CLI::App& app) : app_(app) {}
 
     std::vector<CLI::ConfigItem> from_config(std::istream& input) const override {
-        const std::string text{std::istreambuf_iterator<char>(input), std::istreambuf_iterator<char>()};
+        // Read at most one byte beyond the limit: --config /dev/zero must not read forever.
+        std::string text(kMaxConfigBytes + 1, '\0');
+        input.read(text.data(), std::streamsize(text.size()));
+        text.resize(std::size_t(input.gcount()));
+        if (text.size() > kMaxConfigBytes)
+            throw CLI::ConfigError(file_name() + ": longer than " + std::to_string(kMaxConfigBytes >> 10) +
+                                   " KiB, not a configuration file");
+        // A UTF-8 byte order mark (Windows editors write one) is not part of the first flag's name.
+        if (text.starts_with("\xEF\xBB\xBF")) text.erase(0, 3);
         std::istringstream lines(text);
         std::string line;
         for (int number = 1; std::getline(lines, line); ++number) check_line(line, number);
@@ -50,6 +58,8 @@ public:
     }
 
 private:
+    static constexpr std::size_t kMaxConfigBytes = 1 << 20;
+
     [[noreturn]] void fail(int line, const std::string& what) const {
         throw CLI::ConfigError(file_name() + ":" + std::to_string(line) + ": " + what);
     }
@@ -83,6 +93,26 @@ private:
 
     const CLI::App& app_;
 };
+// What is wrong with OMP_NUM_THREADS (a thread count or a comma-separated list of them, one per
+// nesting level), or "" when it is unset or every count lies in 1..kMaxThreads.
+std::string check_omp_num_threads() {
+    const char* env = std::getenv("OMP_NUM_THREADS");
+    if (!env || !*env) return {};
+    const std::string value = env;
+    std::size_t at = 0;
+    while (at <= value.size()) {
+        const std::size_t comma = std::min(value.find(',', at), value.size());
+        const std::string item = value.substr(at, comma - at);
+        long long threads = 0;
+        const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), threads);
+        if (ec != std::errc() || end != item.data() + item.size() || threads < 1 || threads > kMaxThreads)
+            return "OMP_NUM_THREADS must be in 1.." + std::to_string(kMaxThreads) +
+                   " (or a comma-separated list of such counts) (got '" + value.substr(0, 40) + "'); --threads overrides it";
+        at = comma + 1;
+    }
+    return {};
+}
+
 }  // namespace
 
 void refuse_terminal_stdin(const std::string& path) {
@@ -238,7 +268,14 @@ int Tool::run(std::vector<std::string> args, const std::function<int(Tool&)>& bo
     }
     log_.set_format(options_.log_format == "json" ? LogFormat::json : LogFormat::text);
     // --threads, once for the whole program: OpenMP loops, the CPU backend and the stream codec.
-    if (options_.threads > 0) omp_set_num_threads(options_.threads);
+    // Without it OpenMP takes OMP_NUM_THREADS, bounded as --threads is, before any thread starts
+    // (100000 threads make the runtime fail inside a parallel region, out of reach of a message).
+    if (options_.threads > 0) {
+        omp_set_num_threads(options_.threads);
+    } else if (const std::string problem = check_omp_num_threads(); !problem.empty()) {
+        std::fprintf(stderr, "%s: error: %s\n", name_.c_str(), problem.c_str());
+        return kExitUsage;
+    }
     log_.set_level(options_.quiet ? LogLevel::error : options_.verbose ? LogLevel::debug : LogLevel::info);
     try {
         const int status = body(*this);

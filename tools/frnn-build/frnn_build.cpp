@@ -90,7 +90,13 @@ int frnn_build(std::span<const std::string> args) {
         }
         std::uint64_t index = 0;
         while (auto frame = reader->next()) {
-            const auto r = searcher.search(*frame, stats, check_sample, t.options().seed + index);
+            const auto r = [&] {
+                try {
+                    return searcher.search(*frame, stats, check_sample, t.options().seed + index);
+                } catch (const FormatError& e) {  // what the frame holds: named with the input
+                    throw FormatError(reader->name() + ": frame " + std::to_string(index) + ": " + e.what());
+                }
+            }();
             if (stats) {
                 const std::string text = frnn::format_search_stats(index, r, searcher.plan(), o.method,
                                                                    backend.describe(), json, check_sample.has_value());

@@ -140,10 +140,14 @@ int nbody_run(std::span<const std::string> args) {
         }
         Backend backend = t.open_backend();  // first: a bad --device is a usage error before any I/O
         refuse_terminal_stdin(t.options().input);
-        const fmt::Frame frame = run::read_start_frame(t.options().input, run_flags.start_frame);
         nbody::NbodyParams defaults;
         if (units) defaults.units = nbody::parse_unit_system(*units);
-        nbody::StartState start = nbody::read_start(frame, defaults);
+        nbody::StartState start = run::parse_start_frame(t.options().input, run_flags.start_frame, [&](const fmt::Frame& f) {
+            nbody::StartState state = nbody::read_start(f, defaults);
+            nbody::validate(state.params);  // what the file holds, before the flags change it
+            nbody::validate(state.bodies);
+            return state;
+        });
         if (units && start.params.units.kind != defaults.units.kind)
             throw UsageError("the input is in " + std::string(nbody::unit_system_name(start.params.units.kind)) +
                              " units; --units " + *units + " would reinterpret its numbers");

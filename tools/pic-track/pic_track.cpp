@@ -8,6 +8,7 @@
 #include "base/error.hpp"
 #include "base/io.hpp"
 #include "base/system.hpp"
+#include "common/number_checks.hpp"
 #include "common/run_flags.hpp"
 #include "common/tool.hpp"
 #include "formats/reader.hpp"
@@ -16,6 +17,7 @@
 #include "pic/io/simulation.hpp"
 #include "pic/lattice.hpp"
 #include "pic/optics.hpp"
+#include "pic/program.hpp"
 #include "run/run_loop.hpp"
 #include "run/start_frame.hpp"
 
@@ -102,7 +104,10 @@ int pic_track(std::span<const std::string> args) {
         ->check(CLI::IsMember({"fodo", "constant-focusing"}))
         ->capture_default_str()
         ->group("Lattice");
-    app.add_option("--cells", lf.generator.cells, "Generated ring: cells")->capture_default_str()->group("Lattice");
+    app.add_option("--cells", lf.generator.cells, "Generated ring: cells")
+        ->check(number_in(1, double(pic::kMaxLatticeElements / 6)))
+        ->capture_default_str()
+        ->group("Lattice");
     app.add_option("--phase-advance", lf.generator.phase_advance_deg, "Generated ring: phase advance per cell [deg]")
         ->capture_default_str()
         ->group("Lattice");
@@ -145,7 +150,9 @@ int pic_track(std::span<const std::string> args) {
     pic::TrackerOptions to;
     pic::SpaceChargeOptions& sc = to.space_charge;
     SpaceChargeFlags sf;
-    app.add_option("--sc-kicks", sc.kicks_per_turn, "Space-charge kicks per turn (0: none)")->capture_default_str()
+    app.add_option("--sc-kicks", sc.kicks_per_turn, "Space-charge kicks per turn (0: none)")
+        ->check(number_in(0, pic::kMaxKicksPerTurn))
+        ->capture_default_str()
         ->group("Space charge");
     app.add_option("--sc-grid", sf.grid, "Transverse grid NX,NY")->delimiter(',')->expected(2)->capture_default_str()
         ->group("Space charge");
@@ -237,9 +244,11 @@ int pic_track(std::span<const std::string> args) {
                 throw UsageError("beam flags (--Z, --A, --energy, --intensity, --bunch-length) describe a generated beam: "
                                  "give --distribution, or none with -i");
             refuse_terminal_stdin(t.options().input);
-            pic::io::StartState start = pic::io::read_frame(run::read_start_frame(t.options().input, run_flags.start_frame));
-            if (!start.parameters)
-                throw FormatError(t.options().input + ": the frame has no pic.* attributes (species, intensity)");
+            pic::io::StartState start = run::parse_start_frame(t.options().input, run_flags.start_frame, [](const fmt::Frame& f) {
+                pic::io::StartState state = pic::io::read_frame(f);
+                if (!state.parameters) throw FormatError("the frame has no pic.* attributes (species, intensity)");
+                return state;
+            });
             const double C = lattice.circumference_m();
             if (std::abs(start.parameters->circumference_m - C) > 1e-9 * C)
                 throw UsageError("the frame's ring is " + std::to_string(start.parameters->circumference_m) +

@@ -90,7 +90,11 @@ int sph_step(std::span<const std::string> args) {
         const run::RunOptions options = run_options(run_flags, t, "sph-step");
         Backend backend = t.open_backend();  // first: a bad --device is a usage error before any I/O
         refuse_terminal_stdin(t.options().input);
-        sph::SimulationFrame start = sph::read_frame(run::read_start_frame(t.options().input, run_flags.start_frame));
+        sph::SimulationFrame start = run::parse_start_frame(t.options().input, run_flags.start_frame, [](const fmt::Frame& f) {
+            sph::SimulationFrame frame = sph::read_frame(f);
+            sph::validate(frame.params);  // what the file holds, before the flags change it
+            return frame;
+        });
         overrides.apply(start.params);
         sph::validate(start.params);
 

@@ -100,7 +100,9 @@ int splat_render(std::span<const std::string> args) {
         ->delimiter(',')->expected(2)->group(colour);
     app.add_option("--radius", s.radius_m, "Particle radius [m] (default: sph.dx / 2 or half the mean spacing)")->group(colour);
     app.add_option("--radius-column", o.selection.radius, "Particle radius from this column [m]")->group(colour);
-    app.add_option("--sigma", s.points.sigma_px, "Points: Gaussian sigma [pixels] without a radius")->capture_default_str()->group(colour);
+    CLI::Option* sigma = app.add_option("--sigma", s.points.sigma_px, "Points: Gaussian sigma [pixels] instead of a radius")
+                             ->capture_default_str()
+                             ->group(colour);
     app.add_option("--intensity", s.points.intensity, "Points: each particle's total brightness")->capture_default_str()->group(colour);
     app.add_option("--particle-colour,--particle-color", particle_colour, "Colour without --colour R,G,B (linear)")
         ->delimiter(',')->expected(3)->group(colour);
@@ -121,6 +123,7 @@ int splat_render(std::span<const std::string> args) {
         o.input = t.options().input;
         o.profile = t.options().profile;
         o.selection.style = s.style;
+        o.points_in_pixels = sigma->count() > 0;
         o.smoothing_length_m = smoothing_length;
         o.exposure = exposure;
         if (!eye.empty()) o.camera.eye = vec3(eye);

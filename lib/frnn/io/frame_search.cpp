@@ -1,6 +1,7 @@
 #include "frnn/io/frame_search.hpp"
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <iomanip>
 #include <numeric>
@@ -9,6 +10,8 @@
 #include <variant>
 
 #include "base/error.hpp"
+#include "base/log.hpp"
+#include "formats/attributes.hpp"
 #include "core/buffer.hpp"
 
 namespace partikel::frnn {
@@ -45,15 +48,16 @@ float resolve_radius(const FrameSearchOptions& o, const fmt::Frame& frame, const
     if (const fmt::Column* c = g.find(o.radius_column)) {
         if (c->components() != 1) throw UsageError("--radius-column " + o.radius_column + " must have one component");
         for (std::uint64_t i = 0; i < g.count(); ++i) h = std::max(h, c->as_double(i) * c->unit().si_factor);
-    } else if (auto it = frame.attributes.find(o.radius_column); it != frame.attributes.end()) {
-        if (const auto* d = std::get_if<double>(&it->second)) h = *d;
-        else if (const auto* i = std::get_if<std::int64_t>(&it->second)) h = double(*i);
-        else throw UsageError("--radius-column " + o.radius_column + ": the attribute is not a number");
+    } else if (frame.attributes.count(o.radius_column)) {
+        h = *fmt::real_attribute(frame, o.radius_column, -DBL_MAX, DBL_MAX);
     } else {
         throw UsageError("--radius-column " + o.radius_column + ": no such column in group " + g.name() +
                          " and no such attribute in the frame");
     }
     if (!(h > 0) || !std::isfinite(h)) throw UsageError("--radius-column " + o.radius_column + ": no positive value");
+    if (!(o.factor * h <= kMaxCoordinate))
+        throw FormatError("--radius-column " + o.radius_column + ": a radius of " + format_g(o.factor * h) +
+                          " m, beyond 1e18 m, where its square overflows float");
     return static_cast<float>(o.factor * h);
 }
 
@@ -66,18 +70,16 @@ void resolve_domain(const FrameSearchOptions& o, const fmt::Frame& frame, const 
         }
         return;
     }
-    auto lo = frame.attributes.find("domain.min");
-    auto hi = frame.attributes.find("domain.max");
-    if (lo != frame.attributes.end() && hi != frame.attributes.end()) {
-        const auto* vlo = std::get_if<std::vector<double>>(&lo->second);
-        const auto* vhi = std::get_if<std::vector<double>>(&hi->second);
-        if (vlo && vhi && vlo->size() == 3 && vhi->size() == 3) {
-            for (int a = 0; a < 3; ++a) {
-                spec.domain_min[a] = static_cast<float>((*vlo)[static_cast<std::size_t>(a)]);
-                spec.domain_max[a] = static_cast<float>((*vhi)[static_cast<std::size_t>(a)]);
-            }
-            return;
+    // What the frame says, and where its particles are, is data: beyond the coordinates whose
+    // squared distances fit a float (base/vec.hpp) it is refused as such, not as a flag.
+    const auto lo = fmt::vector_attribute(frame, "domain.min", 3, -kMaxCoordinate, kMaxCoordinate);
+    const auto hi = fmt::vector_attribute(frame, "domain.max", 3, -kMaxCoordinate, kMaxCoordinate);
+    if (lo && hi) {
+        for (int a = 0; a < 3; ++a) {
+            spec.domain_min[a] = static_cast<float>((*lo)[static_cast<std::size_t>(a)]);
+            spec.domain_max[a] = static_cast<float>((*hi)[static_cast<std::size_t>(a)]);
         }
+        return;
     }
     if (!o.periodic.empty()) throw UsageError("--periodic needs a box: give --domain or an input with domain.min/max");
     Vec3f lo_v{0, 0, 0}, hi_v{0, 0, 0};
@@ -90,6 +92,10 @@ void resolve_domain(const FrameSearchOptions& o, const fmt::Frame& frame, const 
         }
         first = false;
     }
+    for (int a = 0; a < 3; ++a)
+        if (std::fabs(lo_v[a]) > kMaxCoordinate || std::fabs(hi_v[a]) > kMaxCoordinate)
+            throw FormatError("positions along " + std::string(1, char('x' + a)) + " reach [" + format_g(lo_v[a]) + ", " +
+                              format_g(hi_v[a]) + "] m, beyond +-1e18 m, where squared distances overflow float");
     spec.domain_min = lo_v;
     spec.domain_max = hi_v;
 }
@@ -135,6 +141,8 @@ SearchPlan make_plan(const FrameSearchOptions& o) {
     SearchPlan p;
     if (o.radius_column.empty() && !(o.radius_m > 0 && std::isfinite(o.radius_m)))
         throw UsageError("give --radius R (a positive length) or --radius-column NAME");
+    if (o.radius_column.empty() && o.radius_m > kMaxCoordinate)  // its square must fit a float
+        throw UsageError("--radius must be <= 1e18 m (got " + format_g(o.radius_m) + ")");
     if (o.method == SearchMethod::subcell) {
         p.k = o.k < 0 ? 2 : o.k;
         p.shape = o.shape.value_or(SearchShape::sphere);

@@ -1,33 +1,17 @@
 #include "nbody/io/frame_io.hpp"
 
+#include <cfloat>
 #include <cmath>
 #include <string>
 
 #include "base/error.hpp"
+#include "base/log.hpp"
+#include "base/vec.hpp"
+#include "formats/attributes.hpp"
 
 namespace partikel::nbody {
 
 namespace {
-
-const fmt::AttributeValue* find(const fmt::Frame& frame, const char* key) {
-    auto it = frame.attributes.find(key);
-    return it == frame.attributes.end() ? nullptr : &it->second;
-}
-
-double number(const fmt::Frame& frame, const char* key, double fallback) {
-    const fmt::AttributeValue* v = find(frame, key);
-    if (!v) return fallback;
-    if (const double* d = std::get_if<double>(v)) return *d;
-    if (const std::int64_t* i = std::get_if<std::int64_t>(v)) return double(*i);
-    throw FormatError(std::string("attribute ") + key + " is not a number");
-}
-
-std::string text(const fmt::Frame& frame, const char* key, const std::string& fallback) {
-    const fmt::AttributeValue* v = find(frame, key);
-    if (!v) return fallback;
-    if (const std::string* s = std::get_if<std::string>(v)) return *s;
-    throw FormatError(std::string("attribute ") + key + " is not text");
-}
 
 // Values of a column as double, `components` per row; f32 or f64.
 std::vector<double> column_values(const fmt::Group& g, const fmt::Column& c, std::uint32_t components) {
@@ -77,18 +61,19 @@ void write_attributes(const NbodyParams& p, fmt::Frame& frame) {
 NbodyParams read_attributes(const fmt::Frame& frame, const NbodyParams& defaults) {
     NbodyParams p = defaults;
     try {
-        if (find(frame, "nbody.units")) p.units = parse_unit_system(text(frame, "nbody.units", ""));
-        if (find(frame, "nbody.method")) p.method = parse_force_method(text(frame, "nbody.method", ""));
+        if (const auto units = fmt::text_attribute(frame, "nbody.units")) p.units = parse_unit_system(*units);
+        if (const auto method = fmt::text_attribute(frame, "nbody.method")) p.method = parse_force_method(*method);
     } catch (const UsageError& e) {
         throw FormatError(std::string("frame attributes: ") + e.what());
     }
-    p.units.G = number(frame, "nbody.G", p.units.G);
-    p.dt = number(frame, "nbody.dt", p.dt);
-    p.softening = float(number(frame, "nbody.softening", p.softening));
-    p.theta = float(number(frame, "nbody.theta", p.theta));
-    p.leaf_capacity = int(number(frame, "nbody.leaf_capacity", p.leaf_capacity));
-    p.max_depth = int(number(frame, "nbody.max_depth", p.max_depth));
-    p.quadrupole = number(frame, "nbody.quadrupole", p.quadrupole ? 1.0 : 0.0) != 0.0;
+    // Each value within what its field holds (formats/attributes.hpp); validate() judges the rest.
+    p.units.G = fmt::real_attribute(frame, "nbody.G", -DBL_MAX, DBL_MAX).value_or(p.units.G);
+    p.dt = fmt::real_attribute(frame, "nbody.dt", -DBL_MAX, DBL_MAX).value_or(p.dt);
+    p.softening = float(fmt::real_attribute(frame, "nbody.softening").value_or(p.softening));
+    p.theta = float(fmt::real_attribute(frame, "nbody.theta").value_or(p.theta));
+    p.leaf_capacity = int(fmt::integer_attribute(frame, "nbody.leaf_capacity").value_or(p.leaf_capacity));
+    p.max_depth = int(fmt::integer_attribute(frame, "nbody.max_depth").value_or(p.max_depth));
+    p.quadrupole = fmt::integer_attribute(frame, "nbody.quadrupole", 0, 1).value_or(p.quadrupole ? 1 : 0) != 0;
     return p;
 }
 
@@ -171,6 +156,9 @@ StartState read_start(const fmt::Frame& frame, const NbodyParams& defaults) {
         s.bodies.id[i] = ids ? ids->values<std::uint64_t>()[i] : std::uint64_t(i);
         for (int k = 0; k < 3; ++k) {
             if (!std::isfinite(s.bodies.position[i][k])) throw FormatError(where("position is not finite"));
+            if (std::fabs(s.bodies.position[i][k]) > kMaxCoordinate)
+                throw FormatError(where("position") + " " + format_g(s.bodies.position[i][k]) +
+                                  " lies beyond +-1e18 (model length units), where squared distances overflow float");
             if (!std::isfinite(s.bodies.velocity[i][k])) throw FormatError(where("velocity is not finite"));
         }
         if (!std::isfinite(s.bodies.mass[i])) throw FormatError(where("mass is not finite"));

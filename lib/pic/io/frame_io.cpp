@@ -1,11 +1,13 @@
 #include "pic/io/frame_io.hpp"
 
+#include <cfloat>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <string_view>
 
 #include "base/error.hpp"
+#include "formats/attributes.hpp"
 
 namespace partikel::pic::io {
 namespace {
@@ -30,13 +32,6 @@ template <class T> void get(const fmt::Group& g, int field, std::vector<T>& out,
         throw FormatError("group \"beam\": column \"" + std::string(s.name) + "\" has type " +
                           std::string(scalar_name(c->type())) + ", expected " + (float_wanted ? "a float" : "an integer"));
     for (std::size_t i = 0; i < out.size(); ++i) out[i] = static_cast<T>(c->as_double(i));
-}
-
-template <class T> std::optional<T> attribute(const fmt::Frame& f, const char* key) {
-    auto it = f.attributes.find(key);
-    if (it == f.attributes.end()) return std::nullopt;
-    if (const auto* v = std::get_if<T>(&it->second)) return *v;
-    throw FormatError(std::string("attribute ") + key + " has the wrong type");
 }
 
 }  // namespace
@@ -117,18 +112,20 @@ StartState read_frame(const fmt::Frame& frame) {
     get(*g, f_lost_element, p.lost_element, false);
     for (std::int32_t& status : p.status)
         if (status != kAlive) status = kLost;
-    const auto Z = attribute<std::int64_t>(frame, "pic.Z");
+    // Each value within what the beam holds (formats/attributes.hpp): a charge state or mass
+    // number of 2^40 must not wrap, an intensity of inf or a NaN energy must not be tracked.
+    const auto Z = fmt::integer_attribute(frame, "pic.Z", 1);
     if (Z) {
         BeamParameters b;
         b.species.Z = int(*Z);
-        b.species.A = int(attribute<std::int64_t>(frame, "pic.A").value_or(1));
-        b.species.mass_kg = attribute<double>(frame, "pic.mass_kg").value_or(0.0);
-        const auto energy = attribute<double>(frame, "pic.kinetic_energy_per_nucleon_eV");
+        b.species.A = int(fmt::integer_attribute(frame, "pic.A", 1).value_or(1));
+        b.species.mass_kg = fmt::real_attribute(frame, "pic.mass_kg", 0.0, DBL_MAX).value_or(0.0);
+        const auto energy = fmt::real_attribute(frame, "pic.kinetic_energy_per_nucleon_eV", DBL_MIN, DBL_MAX);
         if (!energy) throw FormatError("pic.Z without pic.kinetic_energy_per_nucleon_eV");
         b.species.kinetic_energy_per_nucleon_eV = *energy;
-        b.intensity = attribute<double>(frame, "pic.intensity").value_or(0.0);
-        b.coasting = attribute<std::int64_t>(frame, "pic.coasting").value_or(1) != 0;
-        b.circumference_m = attribute<double>(frame, "pic.circumference_m").value_or(0.0);
+        b.intensity = fmt::real_attribute(frame, "pic.intensity", 0.0, DBL_MAX).value_or(0.0);
+        b.coasting = fmt::integer_attribute(frame, "pic.coasting", 0, 1).value_or(1) != 0;
+        b.circumference_m = fmt::real_attribute(frame, "pic.circumference_m", 0.0, DBL_MAX).value_or(0.0);
         s.parameters = b;
     }
     return s;

@@ -5,6 +5,8 @@
 #include <limits>
 
 #include "base/error.hpp"
+#include "base/log.hpp"
+#include "base/vec.hpp"
 
 namespace partikel::render::io {
 
@@ -25,14 +27,6 @@ std::string where(std::uint64_t index, const fmt::Group& group) {
 }
 
 }  // namespace
-
-std::optional<double> number_attribute(const fmt::Frame& frame, const std::string& key) {
-    const auto it = frame.attributes.find(key);
-    if (it == frame.attributes.end()) return std::nullopt;
-    if (const auto* d = std::get_if<double>(&it->second)) return *d;
-    if (const auto* i = std::get_if<std::int64_t>(&it->second)) return double(*i);
-    return std::nullopt;
-}
 
 void FrameParticles::append(Part& part, const fmt::Group& group, const ParticleSelection& selection,
                             std::uint64_t index, bool colour, bool radius) {
@@ -65,6 +59,10 @@ void FrameParticles::append(Part& part, const fmt::Group& group, const ParticleS
             ++skipped_;
             continue;
         }
+        if (std::fabs(p.x) > kMaxCoordinate || std::fabs(p.y) > kMaxCoordinate || std::fabs(p.z) > kMaxCoordinate)
+            throw FormatError(where(index, group) + ": particle " + std::to_string(i) + " at (" + format_g(p.x) + ", " +
+                              format_g(p.y) + ", " + format_g(p.z) +
+                              ") m lies beyond +-1e18 m, where squared distances overflow float");
         part.position.push_back(p);
         if (radii) part.radius.push_back(float(radii->as_double(i)));
         if (colour) {

@@ -56,7 +56,4 @@ private:
     std::uint64_t skipped_ = 0;
 };
 
-// A number attribute of the frame ("sph.h"), when present and numeric.
-std::optional<double> number_attribute(const fmt::Frame& frame, const std::string& key);
-
 }  // namespace partikel::render::io

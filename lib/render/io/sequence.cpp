@@ -17,6 +17,7 @@
 #include "base/error.hpp"
 #include "core/buffer.hpp"
 #include "core/timer.hpp"
+#include "formats/attributes.hpp"
 #include "formats/reader.hpp"
 #include "formats/selection.hpp"
 #include "image/exr.hpp"
@@ -211,7 +212,11 @@ SequenceReport render_stream(const Backend& backend, const SequenceOptions& opti
         const auto& [index, frame] = *next;
         if (report.frames > 0 && !pattern.numbered())
             throw UsageError("output '" + pattern.text() + "' names one file, but the input has more than one frame");
-        particles.load(frame, options.selection, index);
+        try {
+            particles.load(frame, options.selection, index);
+        } catch (const FormatError& e) {
+            throw FormatError(reader->name() + ": " + e.what());
+        }
         const FrameInput input = particles.input();
         if (particles.skipped())
             log.warning("frame " + std::to_string(index) + ": " + std::to_string(particles.skipped()) +
@@ -219,23 +224,35 @@ SequenceReport render_stream(const Backend& backend, const SequenceOptions& opti
         report.skipped_particles += particles.skipped();
 
         if (!renderer) {
+            // An attribute the frame holds, checked (formats/attributes.hpp), named with the input.
+            const auto frame_attribute = [&](const char* key) {
+                try {
+                    return fmt::real_attribute(frame, key);
+                } catch (const FormatError& e) {
+                    throw FormatError(reader->name() + ": frame " + std::to_string(index) + ": " + e.what());
+                }
+            };
             // Decided at the first frame and held for the sequence.
             Vec3f lo{-1.0f, -1.0f, -1.0f}, hi{1.0f, 1.0f, 1.0f};
             const bool any = particles.bounds(lo, hi);
             if (settings.style == Style::fluid) {
                 const std::optional<double> h = options.smoothing_length_m ? std::optional<double>(*options.smoothing_length_m)
-                                                                           : number_attribute(frame, "sph.h");
+                                                                           : frame_attribute("sph.h");
                 if (!h)
                     throw UsageError("--style fluid needs the SPH smoothing length: frame " + std::to_string(index) +
                                      " has no sph.h attribute; give --smoothing-length");
                 settings.smoothing_length_m = float(*h);
             }
-            if (settings.style != Style::fluid && !(settings.radius_m > 0.0f) && input.particles.radius_m.empty()) {
-                const std::optional<double> dx = number_attribute(frame, "sph.dx");
+            // A constant radius also with --radius-column: groups drawn without that column (the
+            // opaque ones) take it.
+            if (settings.style != Style::fluid && !(settings.radius_m > 0.0f) &&
+                !(settings.style == Style::points && options.points_in_pixels)) {
+                const std::optional<double> dx = frame_attribute("sph.dx");
                 settings.radius_m = dx ? float(0.5 * *dx)
                                        : 0.5f * typical_spacing(lo, hi, input.particles.position.size());
-                log.info("particle radius " + std::to_string(settings.radius_m) + " m" +
-                         (dx ? " (half of sph.dx)" : " (half the mean spacing)") + "; --radius sets one");
+                if (input.particles.radius_m.empty())
+                    log.info("particle radius " + std::to_string(settings.radius_m) + " m" +
+                             (dx ? " (half of sph.dx)" : " (half the mean spacing)") + "; --radius sets one");
             }
             if (options.range) {
                 settings.range_lo = options.range->first;

@@ -47,6 +47,9 @@ struct SequenceOptions {
     std::optional<std::pair<float, float>> range;  // colour range; none: percentiles of the first frame
     double percentile_lo = 0.01, percentile_hi = 0.99;
     std::optional<float> exposure;   // PNG previews; none: 1, or automatic for points (first frame)
+    // Points: Gaussians of settings.points.sigma_px pixels instead of the default world radius
+    // (splat-render's --sigma; --radius and --radius-column still win).
+    bool points_in_pixels = false;
     std::string environment_map;     // equirectangular OpenEXR (R, G, B) for the environment background
     // Images encoding while the next render; 0: half the host's cores, at least 2 (one image's
     // zip encoding keeps only a few cores busy: OpenEXR's serial steps and the PNG preview).

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "base/error.hpp"
+#include "base/system.hpp"
 #include "sph/io/scenes.hpp"
 
 namespace partikel::sph {
@@ -48,6 +49,13 @@ HeightField load_png_height_field(const std::string& path, float cell_m, float s
         png_error(png, "a height image must be grey (no alpha) with 8 or 16 bits per sample");
     if (nx < 2 || nz < 2) png_error(png, "a height image needs at least 2 x 2 samples");
     const std::size_t bytes_per_sample = std::size_t(bits / 8);
+    // The header alone says how much to allocate: its samples and their heights (4 bytes each)
+    // must fit in the machine's memory.
+    if (double(nx) * double(nz) * double(bytes_per_sample + 4) > double(host_memory_bytes())) {
+        error = "a height image of " + std::to_string(nx) + " x " + std::to_string(nz) +
+                " samples needs more memory than this machine has";
+        png_error(png, error.c_str());  // png_fail copies it onto itself; no temporary is left behind by the jump
+    }
     pixels.resize(std::size_t(nx) * std::size_t(nz) * bytes_per_sample);
     rows.resize(nz);
     for (png_uint_32 k = 0; k < nz; ++k) rows[k] = pixels.data() + std::size_t(k) * nx * bytes_per_sample;

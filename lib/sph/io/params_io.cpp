@@ -1,11 +1,13 @@
 #include "sph/io/params_io.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <variant>
 
 #include "base/error.hpp"
 #include "base/units.hpp"
+#include "formats/attributes.hpp"
 #include "formats/held.hpp"
 
 namespace partikel::sph {
@@ -105,12 +107,6 @@ const fmt::AttributeValue* find(const fmt::Frame& frame, const char* key) {
     return it == frame.attributes.end() ? nullptr : &it->second;
 }
 
-double number(const fmt::AttributeValue& v, const char* key) {
-    if (const auto* d = std::get_if<double>(&v)) return *d;
-    if (const auto* i = std::get_if<std::int64_t>(&v)) return double(*i);
-    throw FormatError(std::string("attribute ") + key + " is not a number");
-}
-
 }  // namespace
 
 void write_attributes(const SphParams& params, fmt::Frame& frame) {
@@ -138,33 +134,33 @@ void write_attributes(const SphParams& params, fmt::Frame& frame) {
 }
 
 SphParams read_attributes(const fmt::Frame& frame, SphParams p) {
+    // Each value within what its field holds (formats/attributes.hpp); SphParams::validate
+    // judges the physics after.
     for (const auto& r : kReals)
-        if (const auto* v = find(frame, r.key)) r.field(p) = static_cast<float>(number(*v, r.key));
+        if (const auto v = fmt::real_attribute(frame, r.key)) r.field(p) = static_cast<float>(*v);
     for (const auto& r : kInts)
-        if (const auto* v = find(frame, r.key)) r.field(p) = static_cast<int>(number(*v, r.key));
+        if (const auto v = fmt::integer_attribute(frame, r.key)) r.field(p) = static_cast<int>(*v);
     for (const auto& r : kVectors)
-        if (const auto* v = find(frame, r.key)) {
-            const auto* d = std::get_if<std::vector<double>>(v);
-            if (!d || d->size() != 3) throw FormatError(std::string("attribute ") + r.key + " is not a 3-vector");
-            r.field(p) = {float((*d)[0]), float((*d)[1]), float((*d)[2])};
-        }
+        if (const auto v = fmt::vector_attribute(frame, r.key, 3)) r.field(p) = {float((*v)[0]), float((*v)[1]), float((*v)[2])};
     for (const auto& r : kNamed)
-        if (const auto* v = find(frame, r.key)) {
-            const auto* s = std::get_if<std::string>(v);
-            if (!s) throw FormatError(std::string("attribute ") + r.key + " is not text");
-            r.read(p, *s);
+        if (const auto text = fmt::text_attribute(frame, r.key)) {
+            try {
+                r.read(p, *text);
+            } catch (const UsageError& e) {  // a name the file holds, not one the user typed
+                throw FormatError(std::string("attribute ") + r.key + ": " + e.what());
+            }
         }
     const fmt::Group* group = frame.find_group(kTerrainGroup);
     const auto* legacy = find(frame, "sph.terrain.height");  // frames before held groups
     if (group || legacy || find(frame, "sph.terrain.nx")) {
         for (const auto& [key, out] : {std::pair{"sph.terrain.nx", &p.terrain.nx}, std::pair{"sph.terrain.nz", &p.terrain.nz}}) {
-            const auto* v = find(frame, key);
+            const auto v = fmt::integer_attribute(frame, key, 0);
             if (!v) throw FormatError(std::string("terrain without attribute ") + key);
-            *out = static_cast<int>(number(*v, key));
+            *out = static_cast<int>(*v);
         }
         for (const auto& [key, out] : {std::pair{"sph.terrain.x0", &p.terrain.x0_m}, std::pair{"sph.terrain.z0", &p.terrain.z0_m},
                                        std::pair{"sph.terrain.cell", &p.terrain.cell_m}})
-            if (const auto* v = find(frame, key)) *out = static_cast<float>(number(*v, key));
+            if (const auto v = fmt::real_attribute(frame, key)) *out = static_cast<float>(*v);
         if (group) {
             const fmt::Column* heights = group->find("height");
             if (!heights || heights->type() != ScalarType::f32 || heights->components() != 1)
@@ -178,6 +174,9 @@ SphParams read_attributes(const fmt::Frame& frame, SphParams p) {
         } else {
             throw FormatError("the frame names a terrain (sph.terrain.nx) but holds no group terrain");
         }
+        for (std::size_t i = 0; i < p.terrain.height_m.size(); ++i)
+            if (!std::isfinite(p.terrain.height_m[i]))
+                throw FormatError("terrain: height " + std::to_string(i) + " is not a finite number");
         if (p.terrain.height_m.size() != std::size_t(std::max(p.terrain.nx, 0)) * std::size_t(std::max(p.terrain.nz, 0)))
             throw FormatError("terrain: " + std::to_string(p.terrain.height_m.size()) + " heights for " +
                               std::to_string(p.terrain.nx) + " x " + std::to_string(p.terrain.nz) + " samples");

@@ -244,8 +244,10 @@ float terrain_at(const SphParams& p, float x, float z) {
     return terrain_view(p.terrain.height_m.data(), p.terrain, p.terrain_contact.tile_m).height_at(x, z, dhdx, dhdz);
 }
 
-// Werner (2015)'s single-GPU test scene: a coastal section, ~200 x 110 x 200 m, a beach rising along
-// x from a sea floor, water to 60 m, a wave maker at x-; dx = 0.55 m gives ~4M particles.
+// A coastal section of the size of Werner (2015)'s single-GPU test scene, ~200 x 110 x 200 m: a
+// beach rising along x from a sea floor, water to 60 m, a wave maker at x-. Werner's terrain is
+// not published; this one holds 6,076,294 particles at dx = 0.55 m, where Werner's held
+// 3,972,734 (tests/cli/sph-init/scenes.sh checks the count at dx 1.1 m: 767,471).
 Scene coastal(const SceneOptions& o) {
     Scene s;
     SphParams& p = s.params;
@@ -271,8 +273,10 @@ Scene coastal(const SceneOptions& o) {
     return s;
 }
 
-// Werner (2015)'s cluster benchmark: a plane inclined along z (rising 1 m per 4 m), about half
-// flooded; the water runs down the slope.
+// The shape of Werner (2015)'s cluster benchmark (a plane inclined along z, about half flooded,
+// sliced across GPUs along z; its dimensions are not published), as a scalable case: a 4 x 3 x
+// 8 m box whose floor rises 1 m per 4 m along z, water to 1 m. 60,800 particles at the default
+// dx = 0.05 m; halving dx gives 8 times as many (0.025 m: 499,200; 0.0125 m: 4,044,800).
 Scene inclined_plane(const SceneOptions& o) {
     Scene s;
     SphParams& p = s.params;
@@ -439,6 +443,8 @@ HeightField load_raw_height_field(const std::string& path, int nx, int nz, float
                                   float x0_m, float z0_m) {
     if (nx < 2 || nz < 2 || !(cell_m > 0.0f))
         throw UsageError("terrain: need at least 2 x 2 samples and a positive cell size");
+    require_host_memory("--terrain-size " + std::to_string(nx) + "," + std::to_string(nz), double(nx) * double(nz),
+                        2.0 + sizeof(float));
     std::ifstream in(path, std::ios::binary);
     if (!in) throw IoError("terrain: cannot open " + path + ": " + std::strerror(errno));
     std::vector<unsigned char> bytes(std::size_t(nx) * std::size_t(nz) * 2);
@@ -513,8 +519,8 @@ const std::vector<SceneInfo>& scene_list() {
         {"box", "a block of fluid (--box) in a domain of repulsive walls (--domain)"},
         {"sphere", "a ball of fluid (--center, --radius) in a domain of repulsive walls (--domain)"},
         {"column", "a vertical cylinder of fluid on the floor (--center x,_,z, --radius, --height)"},
-        {"coastal", "Werner (2015)'s coastal section: terrain, wave maker, ~4M particles at dx 0.55 m"},
-        {"inclined-plane", "Werner (2015)'s cluster benchmark: a slope along z, about half flooded"},
+        {"coastal", "a coastal section like Werner (2015)'s: 200 x 110 x 200 m, terrain, wave maker; 6.08M particles at dx 0.55 m"},
+        {"inclined-plane", "a 4 x 3 x 8 m box, floor rising along z, water to 1 m: 60,800 particles at dx 0.05 m, x8 per halving of --dx"},
         {"avalanche", "a snow slab released on a hillside (--terrain, --release, --thickness), h = 0.2 m"},
         {"river", "water released at the head of a valley (--terrain, --release, --thickness) runs down it"},
         {"pool", "Sandvik (2021)'s pool: 150 x 150 x 75 m, h 0.6 m, --particles N (default 1024000), --model"},

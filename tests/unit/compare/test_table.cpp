@@ -6,6 +6,7 @@
 #include "compare/table.hpp"
 #include "base/error.hpp"
 #include "fixtures.hpp"
+#include "support/hostile_text.hpp"
 
 using namespace partikel;
 using namespace partikel::compare;
@@ -143,4 +144,19 @@ TEST_CASE("--stats compares table columns as distributions") {
     CHECK(section.pass());
     REQUIRE(section.distributions.size() == 1);
     CHECK(section.distributions[0].comparison.ks_statistic == 0.0);
+}
+
+// Hostile tables (tests/support/hostile_text.hpp): parsed, or one FormatError naming the table;
+// never a crash or undefined behaviour (the sanitizer build runs this too).
+TEST_CASE("hostile tables parse or fail with an error naming the table") {
+    const std::string valid = "# moments\nturn,alive,x_rms,\"note, quoted\"\n0,1000,1.0e-3,a\n1,998,,\"b \"\"c\"\"\"\n";
+    CHECK_NOTHROW(parse_table(valid, "fuzz.csv"));
+    for (const std::string& hostile : partikel::test::hostile_texts(valid, 26, 600)) {
+        try {
+            const Table t = parse_table(hostile, "fuzz.csv");
+            CHECK(t.column_of.size() == t.header.size());
+        } catch (const FormatError& e) {
+            CHECK(std::string_view(e.what()).starts_with("fuzz.csv"));
+        }
+    }
 }

@@ -6,6 +6,7 @@
 #include "formats/reader.hpp"
 #include "formats/selection.hpp"
 #include "sample_frames.hpp"
+#include "support/hostile_text.hpp"
 
 using namespace partikel;
 using namespace partikel::fmt;
@@ -158,4 +159,27 @@ TEST_CASE("for_each_selected seeks past unselected frames of indexed files") {
     CHECK(steps == std::vector<std::int64_t>{0, 2});
     reader = open_reader(dir.file("d.pks"));
     CHECK_THROWS_AS(for_each_selected(*reader, FrameSelection::parse("0:2"), [](std::uint64_t, Frame&) {}), FormatError);
+}
+
+// Hostile CSV particle files (tests/support/hostile_text.hpp): read, or one FormatError naming
+// the file; never a crash or undefined behaviour (the sanitizer build runs this too).
+TEST_CASE("hostile CSV particle files read or fail with an error naming the file") {
+    TempDir dir;
+    const std::string path = dir.file("fuzz.csv");
+    const std::string valid = "# step: 3\n# time: 0.5\n# group: fluid\n# unit: density -3 1 0 0 0 0 0 1\n"
+                              "x,y,z,density,id:u64,flags:u8\n0,0,0,1000,1,7\n0.1,2e-3,-1,999.5,2,0\n";
+    write_text(path, valid);
+    CHECK_NOTHROW(read_one(path));
+    for (const std::string& hostile : partikel::test::hostile_texts(valid, 28, 300)) {
+        write_text(path, hostile);
+        try {
+            auto reader = open_reader(path);
+            while (reader->next()) {
+            }
+        } catch (const FormatError& e) {
+            CHECK(std::string_view(e.what()).starts_with(path));
+        } catch (const UsageError& e) {  // a name no column may have (SPEC.md §1)
+            CHECK(std::string_view(e.what()).find("name") != std::string_view::npos);
+        }
+    }
 }

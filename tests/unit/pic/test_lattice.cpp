@@ -8,6 +8,7 @@
 #include "base/error.hpp"
 #include "pic/lattice.hpp"
 #include "pic/madx.hpp"
+#include "support/hostile_text.hpp"
 #include "pic/maps.hpp"
 #include "pic/optics.hpp"
 
@@ -215,4 +216,38 @@ TEST_CASE("pic.optics: tunes, periodic Twiss functions, slip factor and an unsta
     } catch (const UsageError& e) {
         CHECK(std::string(e.what()).find("unstable in x") != std::string::npos);
     }
+}
+
+// Hostile lattices (tests/support/hostile_text.hpp): each parses to a lattice or fails with one
+// error naming the file, never a crash, a hang or undefined behaviour (the sanitizer build runs
+// this too): nesting 30,000 deep, repeats of a billion, 1e400, bytes out of place.
+TEST_CASE("hostile MAD-X and text lattices give a lattice or an error naming the file") {
+    const std::string madx = "k := 0.05 * (1 + 2^-3);\nqf: quadrupole, l = 1, k1 = k;\nqd: qf, k1 = -k;\n"
+                             "d: drift, l = 4.5;\nm: multipole, knl = {0, 0.01};\n"
+                             "beam, particle = proton, energy = 2, npart = 1e11;\n"
+                             "ring: sequence, l = 12, refer = entry;\nqf, at = 0;\nd, at = 1;\nqd, at = 5.5;\n"
+                             "m, at = 6.5;\nd, at = 6.5;\nendsequence;\nuse, sequence = ring;\n";
+    const std::string text = "beam Z=1 A=1 energy_per_nucleon_eV=1e9 intensity=1e11\npipe radius=0.05\nrepeat 4\n"
+                             "quadrupole qf L=1 k1=0.05\ndrift d L=4.5\nquadrupole qd L=1 k1=-0.05\n"
+                             "multipole m knl=0,0.01\nend\nrfcavity rf voltage=1e3 harmonic=4\n";
+    CHECK_NOTHROW(parse_madx(madx, "fuzz.madx"));
+    CHECK_NOTHROW(parse_lattice_text(text, "fuzz.txt"));
+    std::size_t refused = 0;
+    for (const std::string& hostile : partikel::test::hostile_texts(madx, 24, 600)) {
+        try {
+            parse_madx(hostile, "fuzz.madx");
+        } catch (const Error& e) {
+            CHECK(std::string_view(e.what()).starts_with("fuzz.madx"));
+            ++refused;
+        }
+    }
+    for (const std::string& hostile : partikel::test::hostile_texts(text, 25, 600)) {
+        try {
+            parse_lattice_text(hostile, "fuzz.txt");
+        } catch (const Error& e) {
+            CHECK(std::string_view(e.what()).starts_with("fuzz.txt"));
+            ++refused;
+        }
+    }
+    CHECK(refused > 600);  // most hostile texts are refused: the test reaches the parsers' checks
 }

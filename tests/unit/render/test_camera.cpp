@@ -8,6 +8,7 @@
 
 #include "base/error.hpp"
 #include "render/camera.hpp"
+#include "support/hostile_text.hpp"
 
 using namespace partikel;
 using namespace partikel::render;
@@ -129,4 +130,20 @@ TEST_CASE("camera paths: keys interpolate linearly, hold beyond the ends; bad fi
                          doctest::Contains("coincide"), FormatError);
     CHECK_THROWS_AS(CameraPath::parse("# nothing\n", "e.txt", {0, 1, 0}, 40.0f), FormatError);
     CHECK_THROWS_AS(CameraPath::load("/no/such/camera/path", {0, 1, 0}, 40.0f), IoError);
+}
+
+// Hostile camera paths (tests/support/hostile_text.hpp): a path, or one FormatError naming the
+// file; never a crash or undefined behaviour (the sanitizer build runs this too).
+TEST_CASE("hostile camera paths parse or fail with an error naming the file") {
+    const std::string valid = "# frame eye target fov\n0 0 0 5 0 0 0\n10 5 0 0 0 0 0 30\n20 0 5 5 0 0 0\n";
+    CHECK_NOTHROW(CameraPath::parse(valid, "fuzz.txt", {0, 1, 0}, 40.0f));
+    for (const std::string& hostile : partikel::test::hostile_texts(valid, 27, 600)) {
+        try {
+            const CameraPath path = CameraPath::parse(hostile, "fuzz.txt", {0, 1, 0}, 40.0f);
+            const Camera c = path.at(7.5);
+            CHECK(std::isfinite(c.eye.x + c.eye.y + c.eye.z + c.target.x + c.fov_y_deg));
+        } catch (const FormatError& e) {
+            CHECK(std::string_view(e.what()).starts_with("fuzz.txt"));
+        }
+    }
 }
