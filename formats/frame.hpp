@@ -10,12 +10,14 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -73,28 +75,51 @@ namespace detail {
 
 // Where each named item (a group's columns, a frame's groups) sits in its vector, so that finding
 // one by name is O(1) and reading a group of 100,000 columns stays linear. The owner reports
-// items it appends and invalidates the index when it hands its vector out for change; a lookup
-// rebuilds it then (and when an entry no longer names its item).
+// items it appends and invalidates the index when it hands its vector out for change; the next
+// lookup rebuilds it (and when an entry no longer names its item). Lookups are const and may
+// run on several threads at once, as they could before the index: the rebuild is locked.
 class NameIndex {
 public:
+    NameIndex() = default;
+    NameIndex(const NameIndex& other) { *this = other; }
+    NameIndex& operator=(const NameIndex& other) {
+        if (this == &other) return *this;
+        const std::lock_guard lock(other.mutex_);
+        positions_ = other.positions_;
+        valid_.store(other.valid_.load());
+        return *this;
+    }
+    NameIndex(NameIndex&& other) noexcept { *this = std::move(other); }
+    NameIndex& operator=(NameIndex&& other) noexcept {  // other is the mover's alone: no lock
+        if (this == &other) return *this;
+        positions_ = std::move(other.positions_);
+        valid_.store(other.valid_.load());
+        other.valid_.store(false);
+        return *this;
+    }
+
     template <class Item> const Item* find(const std::vector<Item>& items, std::string_view name) const {
         for (int attempt = 0; attempt < 2; ++attempt) {
-            if (!valid_) {
-                positions_.clear();
-                for (std::size_t i = 0; i < items.size(); ++i) positions_.emplace(items[i].name(), i);
-                valid_ = true;
+            if (!valid_.load(std::memory_order_acquire)) {
+                const std::lock_guard lock(mutex_);
+                if (!valid_.load(std::memory_order_relaxed)) {
+                    positions_.clear();
+                    for (std::size_t i = 0; i < items.size(); ++i) positions_.emplace(items[i].name(), i);
+                    valid_.store(true, std::memory_order_release);
+                }
             }
             const auto it = positions_.find(name);
             if (it == positions_.end()) return nullptr;
             if (it->second < items.size() && items[it->second].name() == name) return &items[it->second];
-            valid_ = false;
+            valid_.store(false);  // an item renamed behind the owner's back: build it again
         }
         return nullptr;
     }
+    // Non-const: the owner's own changes, which no lookup runs beside.
     void appended(const std::string& name, std::size_t position) {
-        if (valid_) positions_.emplace(name, position);
+        if (valid_.load(std::memory_order_relaxed)) positions_.emplace(name, position);
     }
-    void invalidate() { valid_ = false; }
+    void invalidate() { valid_.store(false, std::memory_order_relaxed); }
 
 private:
     struct Hash {
@@ -102,7 +127,8 @@ private:
         std::size_t operator()(std::string_view text) const { return std::hash<std::string_view>{}(text); }
     };
     mutable std::unordered_map<std::string, std::size_t, Hash, std::equal_to<>> positions_;
-    mutable bool valid_ = false;
+    mutable std::atomic<bool> valid_{false};
+    mutable std::mutex mutex_;
 };
 
 }  // namespace detail

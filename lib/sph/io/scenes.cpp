@@ -247,7 +247,7 @@ float terrain_at(const SphParams& p, float x, float z) {
 // A coastal section of the size of Werner (2015)'s single-GPU test scene, ~200 x 110 x 200 m: a
 // beach rising along x from a sea floor, water to 60 m, a wave maker at x-. Werner's terrain is
 // not published; this one holds 6,076,294 particles at dx = 0.55 m, where Werner's held
-// 3,972,734 (tests/cli/sph-init/scenes.sh checks the count at dx 1.1 m: 767,471).
+// 3,972,734 (tests/cli/documented.sh checks the count at dx 1.1 m: 767,471).
 Scene coastal(const SceneOptions& o) {
     Scene s;
     SphParams& p = s.params;

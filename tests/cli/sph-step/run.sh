@@ -92,6 +92,6 @@ PY
 check "png terrain" 0 sph-init inclined-plane --dx 0.2 --terrain slope.png --terrain-cell 3 --terrain-scale 0.001 -o png.pks
 check "raw terrain" 0 sph-init inclined-plane --dx 0.2 --terrain slope.raw --terrain-size 4,4 --terrain-cell 3 \
   --terrain-scale 0.001 -o raw.pks
-check "png and raw terrain agree" 0 compare-results --ignore command_line --atol 0 --rtol 0 png.pks raw.pks
+check "png and raw terrain agree" 0 compare-results --atol 0 --rtol 0 png.pks raw.pks
 check "steps on a png terrain" 0 sph-step -q -i png.pks -o /dev/null --force --steps 2
 finish
