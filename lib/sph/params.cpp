@@ -12,13 +12,14 @@ float smoothing_length_coefh(float dx_m, float coefh) { return coefh * std::sqrt
 
 namespace {
 
+// "--kernel must be wendland or cubic (got 'foo')", naming the flag or attribute `source`.
 template <class E, std::size_t N>
-E parse_enum(std::string_view s, const std::array<std::pair<std::string_view, E>, N>& names, const char* what) {
+E parse_enum(std::string_view s, const std::array<std::pair<std::string_view, E>, N>& names, std::string_view source) {
     for (const auto& [name, value] : names)
         if (name == s) return value;
     std::string list;
-    for (const auto& [name, value] : names) list += (list.empty() ? "" : ", ") + std::string(name);
-    throw UsageError("unknown " + std::string(what) + " '" + std::string(s) + "' (one of: " + list + ")");
+    for (std::size_t i = 0; i < N; ++i) list += (i == 0 ? "" : i + 1 == N ? " or " : ", ") + std::string(names[i].first);
+    throw UsageError(std::string(source) + " must be " + list + " (got '" + std::string(s) + "')");
 }
 template <class E, std::size_t N>
 std::string_view enum_name(E v, const std::array<std::pair<std::string_view, E>, N>& names) {
@@ -66,8 +67,10 @@ float muller_lattice_mass(float rho0, float dx_m, float h_m) {
 float sound_speed(const SphParams& p) { return p.model == Model::wcsph ? p.c0 : std::sqrt(p.rheology.gas_constant); }
 std::string_view to_string(Model v) { return enum_name(v, kModels); }
 std::string_view to_string(StressForm v) { return enum_name(v, kStressForms); }
-Model parse_model(std::string_view s) { return parse_enum(s, kModels, "model"); }
-StressForm parse_stress_form(std::string_view s) { return parse_enum(s, kStressForms, "stress form"); }
+Model parse_model(std::string_view s, std::string_view source) { return parse_enum(s, kModels, source); }
+StressForm parse_stress_form(std::string_view s, std::string_view source) {
+    return parse_enum(s, kStressForms, source);
+}
 
 std::string_view to_string(KernelKind v) { return enum_name(v, kKernels); }
 std::string_view to_string(DensityScheme v) { return enum_name(v, kDensity); }
@@ -75,24 +78,32 @@ std::string_view to_string(Integrator v) { return enum_name(v, kIntegrators); }
 std::string_view to_string(DensityDiffusion v) { return enum_name(v, kDiffusion); }
 std::string_view to_string(Face v) { return enum_name(v, kFaces); }
 std::string_view to_string(TerrainLaw v) { return enum_name(v, kTerrainLaws); }
-TerrainLaw parse_terrain_law(std::string_view s) { return parse_enum(s, kTerrainLaws, "terrain law"); }
-KernelKind parse_kernel(std::string_view s) { return parse_enum(s, kKernels, "kernel"); }
-DensityScheme parse_density_scheme(std::string_view s) { return parse_enum(s, kDensity, "density scheme"); }
-Integrator parse_integrator(std::string_view s) { return parse_enum(s, kIntegrators, "integrator"); }
-DensityDiffusion parse_diffusion(std::string_view s) { return parse_enum(s, kDiffusion, "density diffusion"); }
+TerrainLaw parse_terrain_law(std::string_view s, std::string_view source) {
+    return parse_enum(s, kTerrainLaws, source);
+}
+KernelKind parse_kernel(std::string_view s, std::string_view source) { return parse_enum(s, kKernels, source); }
+DensityScheme parse_density_scheme(std::string_view s, std::string_view source) {
+    return parse_enum(s, kDensity, source);
+}
+Integrator parse_integrator(std::string_view s, std::string_view source) {
+    return parse_enum(s, kIntegrators, source);
+}
+DensityDiffusion parse_diffusion(std::string_view s, std::string_view source) {
+    return parse_enum(s, kDiffusion, source);
+}
 
-std::array<Face, 6> parse_faces(std::string_view s) {
+std::array<Face, 6> parse_faces(std::string_view s, std::string_view source) {
     std::vector<Face> faces;
     std::size_t start = 0;
     while (start <= s.size()) {
         std::size_t comma = s.find(',', start);
         if (comma == std::string_view::npos) comma = s.size();
-        faces.push_back(parse_enum(s.substr(start, comma - start), kFaces, "face"));
+        faces.push_back(parse_enum(s.substr(start, comma - start), kFaces, source));
         start = comma + 1;
     }
     if (faces.size() == 1) faces.assign(6, faces[0]);
     if (faces.size() != 6)
-        throw UsageError("faces: give one value or six (x-,x+,y-,y+,z-,z+), got '" + std::string(s) + "'");
+        throw UsageError(std::string(source) + " must be one face kind or six (x-,x+,y-,y+,z-,z+) (got '" + std::string(s) + "')");
     std::array<Face, 6> out{};
     for (int f = 0; f < 6; ++f) out[f] = faces[f];
     return out;

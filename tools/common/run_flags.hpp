@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 
+#include "base/error.hpp"
 #include "common/tool.hpp"
 #include "formats/reader.hpp"
 #include "run/frame_output.hpp"
@@ -23,7 +24,18 @@ struct RunFlags {
 
 // --until, --steps, --every, --every-steps (in `time_unit` of simulated time or steps),
 // --diag, --diag-format, --diag-every-steps, --start-frame, --zstd-level.
-void add_run_flags(CLI::App& app, RunFlags& flags, const std::string& time_unit = "s");
+void add_run_flags(Tool& tool, RunFlags& flags, const std::string& time_unit = "s");
+
+// What a model makes of its start frame, `read(frame)`: a frame that is no start for it ("no
+// \"bodies\" group") is an error naming the input it came from.
+template <class Read>
+auto read_start_state(const std::string& input, const fmt::Frame& frame, Read&& read) -> decltype(read(frame)) {
+    try {
+        return read(frame);
+    } catch (const FormatError& e) {
+        throw FormatError((input == "-" ? std::string("<stdin>") : input) + ": " + e.what());
+    }
+}
 
 // The run loop's options after parsing: progress as the tool's --progress/--quiet say.
 run::RunOptions run_options(const RunFlags& flags, Tool& tool, const std::string& label);

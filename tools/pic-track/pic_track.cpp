@@ -8,6 +8,7 @@
 #include "base/error.hpp"
 #include "base/io.hpp"
 #include "base/system.hpp"
+#include "common/number_checks.hpp"
 #include "common/run_flags.hpp"
 #include "common/tool.hpp"
 #include "formats/reader.hpp"
@@ -93,13 +94,13 @@ int pic_track(std::span<const std::string> args) {
     tool.add_common(kInput | kOutput | kDevice | kThreads | kSeed | kProfile);
     CLI::App& app = tool.app();
     RunFlags run_flags;
-    add_run_flags(app, run_flags, "s");
+    add_run_flags(tool, run_flags, "s");
 
     LatticeFlags lf;
     bool print_lattice = false;
-    app.add_option("--lattice", lf.file, "Lattice file: Partikel text format, or MAD-X (.madx, .seq, .mad)")->group("Lattice");
+    tool.add_input("--lattice", lf.file, "Lattice file: Partikel text format, or MAD-X (.madx, .seq, .mad)")->group("Lattice");
     app.add_option("--ring", lf.ring, "Generated ring without --lattice: fodo or constant-focusing")
-        ->check(CLI::IsMember({"fodo", "constant-focusing"}))
+        ->check(one_of({"fodo", "constant-focusing"}))
         ->capture_default_str()
         ->group("Lattice");
     app.add_option("--cells", lf.generator.cells, "Generated ring: cells")->capture_default_str()->group("Lattice");
@@ -119,7 +120,7 @@ int pic_track(std::span<const std::string> args) {
 
     BeamFlags bf;
     app.add_option("--distribution", bf.distribution, "Generate the beam: waterbag, kv, semi-gaussian or gaussian")
-        ->check(CLI::IsMember({"waterbag", "kv", "semi-gaussian", "gaussian"}))
+        ->check(one_of({"waterbag", "kv", "semi-gaussian", "gaussian"}))
         ->group("Beam");
     app.add_option("--particles", bf.particles, "Macroparticles")->capture_default_str()->group("Beam");
     app.add_option("--Z", bf.Z, "Charge state")->group("Beam");
@@ -138,7 +139,7 @@ int pic_track(std::span<const std::string> args) {
     app.add_option("--bunch-length", bf.bunch_length_m, "A bunch of this length (4 rms) [m]; without: coasting")
         ->group("Beam");
     app.add_option("--bunch-shape", bf.longitudinal, "elliptic or gaussian")
-        ->check(CLI::IsMember({"elliptic", "gaussian"}))
+        ->check(one_of({"elliptic", "gaussian"}))
         ->capture_default_str()
         ->group("Beam");
 
@@ -151,11 +152,11 @@ int pic_track(std::span<const std::string> args) {
         ->group("Space charge");
     app.add_option("--sc-slices", sc.slices, "Longitudinal slices (0: 1 coasting, 64 bunched)")->group("Space charge");
     app.add_option("--sc-maps", sf.maps, "per-turn (one field map per turn) or per-kick")
-        ->check(CLI::IsMember({"per-turn", "per-kick"}))
+        ->check(one_of({"per-turn", "per-kick"}))
         ->capture_default_str()
         ->group("Space charge");
     app.add_option("--sc-deposition", sf.deposition, "auto, privatised or sorted")
-        ->check(CLI::IsMember({"auto", "privatised", "sorted"}))
+        ->check(one_of({"auto", "privatised", "sorted"}))
         ->capture_default_str()
         ->group("Space charge");
     app.add_flag("--sc-pipe", sf.conducting_pipe, "The pipe (--pipe-radius) is conducting: its images act on the beam")
@@ -237,7 +238,9 @@ int pic_track(std::span<const std::string> args) {
                 throw UsageError("beam flags (--Z, --A, --energy, --intensity, --bunch-length) describe a generated beam: "
                                  "give --distribution, or none with -i");
             refuse_terminal_stdin(t.options().input);
-            pic::io::StartState start = pic::io::read_frame(run::read_start_frame(t.options().input, run_flags.start_frame));
+            pic::io::StartState start =
+                read_start_state(t.options().input, run::read_start_frame(t.options().input, run_flags.start_frame),
+                                 [](const fmt::Frame& f) { return pic::io::read_frame(f); });
             if (!start.parameters)
                 throw FormatError(t.options().input + ": the frame has no pic.* attributes (species, intensity)");
             const double C = lattice.circumference_m();

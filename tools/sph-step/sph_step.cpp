@@ -73,7 +73,7 @@ int sph_step(std::span<const std::string> args) {
     tool.add_common(kInput | kOutput | kDevice | kThreads | kProfile);
     CLI::App& app = tool.app();
     RunFlags run_flags;
-    add_run_flags(app, run_flags, "s");
+    add_run_flags(tool, run_flags, "s");
     bool deterministic = false;
     app.add_flag("--deterministic", deterministic, "Stable cell order: repeatable GPU runs");
     int grid_subdivision = sph::SolverOptions{}.grid_subdivision;
@@ -90,7 +90,9 @@ int sph_step(std::span<const std::string> args) {
         const run::RunOptions options = run_options(run_flags, t, "sph-step");
         Backend backend = t.open_backend();  // first: a bad --device is a usage error before any I/O
         refuse_terminal_stdin(t.options().input);
-        sph::SimulationFrame start = sph::read_frame(run::read_start_frame(t.options().input, run_flags.start_frame));
+        sph::SimulationFrame start =
+            read_start_state(t.options().input, run::read_start_frame(t.options().input, run_flags.start_frame),
+                             [](const fmt::Frame& f) { return sph::read_frame(f); });
         overrides.apply(start.params);
         sph::validate(start.params);
 

@@ -7,6 +7,7 @@
 #include "base/error.hpp"
 #include "common/number_checks.hpp"
 #include "common/tool.hpp"
+#include "render/io/image_output.hpp"
 #include "render/io/sequence.hpp"
 
 namespace partikel::tools {
@@ -20,7 +21,7 @@ std::pair<int, int> parse_size(const std::string& text) {
     int w = 0, h = 0;
     char x = 0, rest = 0;
     if (std::sscanf(text.c_str(), "%d%c%d%c", &w, &x, &h, &rest) != 3 || (x != 'x' && x != 'X'))
-        throw UsageError("--size takes WIDTHxHEIGHT, e.g. 1920x1080, not '" + text + "'");
+        throw UsageError("--size must be WIDTHxHEIGHT, e.g. 1920x1080 (got " + quoted_excerpt(text) + ")");
     return {w, h};
 }
 
@@ -47,12 +48,18 @@ int splat_render(std::span<const std::string> args) {
     std::optional<float> exposure;
     std::string opaque_groups, groups;
 
-    app.add_option("-o,--output", o.output, "Output pattern, one %d for the frame index (frames/%04d.exr)")->required();
-    app.add_option("--style", style, "fluid, points or spheres")->capture_default_str();
+    tool.add_output("-o,--output", o.output, "Output pattern, %d: the frame index (frames/%04d.exr; '-': stdout)",
+                    [&](const std::string& flag, const std::string& value) {
+                        return render::io::OutputPattern::parse(value).files(flag, o.preview);
+                    })
+        ->required();
+    app.add_option("--style", style, "fluid, points or spheres")->check(one_of({"fluid", "points", "spheres"}))->capture_default_str();
     app.add_option("--size", size, "Image size WIDTHxHEIGHT [pixels]")->capture_default_str();
     app.add_option("--frames", o.frames, "Frames to render: indices and start:stop:step slices (default all)");
     app.add_flag("--preview", o.preview, "Also write an 8-bit PNG beside each EXR");
-    app.add_option("--compression", compression, "EXR codec: none, rle, zips, zip or piz")->capture_default_str();
+    app.add_option("--compression", compression, "EXR codec: none, rle, zips, zip or piz")
+        ->check(one_of({"none", "rle", "zips", "zip", "piz"}))
+        ->capture_default_str();
     app.add_option("--zip-level", o.exr.zip_level, "zlib level of zip/zips, 1 (fast) .. 9")
         ->check(number_in(1, 9))
         ->capture_default_str();
@@ -71,7 +78,7 @@ int splat_render(std::span<const std::string> args) {
         ->delimiter(',')->expected(3)->group(camera);
     app.add_option("--orbit", o.camera.orbit_deg_per_frame, "Turn the camera about --up by this per frame [degrees]")
         ->group(camera);
-    app.add_option("--camera-path", o.camera.path_file, "Camera keyframes: FRAME EYE(3) TARGET(3) [FOV] per line")->group(camera);
+    tool.add_input("--camera-path", o.camera.path_file, "Camera keyframes: FRAME EYE(3) TARGET(3) [FOV] per line")->group(camera);
 
     const char* fluid = "Fluid (--style fluid)";
     app.add_option("--smoothing-length", smoothing_length, "SPH h [m] (default: the frames' sph.h)")->group(fluid);
@@ -93,7 +100,10 @@ int splat_render(std::span<const std::string> args) {
 
     const char* colour = "Points and spheres";
     app.add_option("--colour,--color", o.selection.colour, "Colour by COLUMN (a vector's magnitude) or COLUMN.x|y|z")->group(colour);
-    app.add_option("--colormap", colour_map, "viridis, magma, inferno, coolwarm or grey")->capture_default_str()->group(colour);
+    app.add_option("--colormap", colour_map, "viridis, magma, inferno, coolwarm or grey")
+        ->check(one_of({"viridis", "magma", "inferno", "coolwarm", "grey", "gray"}))
+        ->capture_default_str()
+        ->group(colour);
     app.add_option("--range", range, "Colour range MIN,MAX (default: percentiles of the first frame)")
         ->delimiter(',')->expected(2)->group(colour);
     app.add_option("--percentiles", percentiles, "Automatic range LOW,HIGH [percent] (default 1,99)")
@@ -107,8 +117,10 @@ int splat_render(std::span<const std::string> args) {
     app.add_option("--groups", groups, "Groups drawn (default all)")->group(colour);
 
     const char* look = "Background and light";
-    app.add_option("--background", background, "gradient (fluid, spheres), black (points) or transparent")->group(look);
-    app.add_option("--environment", o.environment_map, "Equirectangular OpenEXR map as background and reflection")->group(look);
+    app.add_option("--background", background, "gradient (fluid, spheres), black (points) or transparent")
+        ->check(one_of({"gradient", "black", "transparent"}))
+        ->group(look);
+    tool.add_input("--environment", o.environment_map, "Equirectangular OpenEXR map as background and reflection")->group(look);
     app.add_option("--light", light, "Direction towards the light X,Y,Z")->delimiter(',')->expected(3)->group(look);
     app.add_option("--exposure", exposure, "PNG previews: scale before tone mapping (default 1; points: automatic)")->group(look);
 
