@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "base/error.hpp"
+#include "base/log.hpp"
 #include "sph/snow.hpp"
 
 namespace partikel::sph {
@@ -116,40 +117,57 @@ std::string faces_to_string(const std::array<Face, 6>& faces) {
 }
 
 void validate(const SphParams& p) {
+    // Each value names the attribute frames keep it in (sph-step's flags of the same name are
+    // bounded where they are parsed, so these speak of the frame): "sph.cfl must be ... (got 5)".
     auto require = [](bool ok, const std::string& what) {
         if (!ok) throw UsageError(what);
     };
-    require(p.dx_m > 0 && p.h_m > 0, "dx and h must be positive");
-    require(p.rho0 > 0 && p.c0 > 0 && p.gamma >= 1, "rho0, c0 must be positive and gamma >= 1");
-    require(p.alpha >= 0 && p.laminar_nu >= 0, "viscosities must be non-negative");
-    require(p.cfl > 0 && p.cfl <= 1, "cfl must be in (0, 1]");
-    require(p.shepard_every >= 0 && p.verlet_euler_every >= 1, "shepard/verlet intervals must be non-negative");
-    require(p.xsph_epsilon >= 0 && p.xsph_epsilon <= 1, "xsph epsilon must be in [0, 1]");
+    const auto got = [](double v) { return " (got " + format_g(v) + ")"; };
+    require(p.dx_m > 0, "sph.dx must be > 0" + got(p.dx_m));
+    require(p.h_m > 0, "sph.h must be > 0" + got(p.h_m));
+    require(p.rho0 > 0, "sph.rho0 must be > 0" + got(p.rho0));
+    require(p.c0 > 0, "sph.c0 (--c0) must be > 0" + got(p.c0));
+    require(p.gamma >= 1, "sph.gamma must be >= 1" + got(p.gamma));
+    require(p.alpha >= 0, "sph.alpha (--alpha) must be >= 0" + got(p.alpha));
+    require(p.laminar_nu >= 0, "sph.laminar_nu (--laminar-nu) must be >= 0" + got(p.laminar_nu));
+    require(p.cfl > 0 && p.cfl <= 1, "sph.cfl (--cfl) must be > 0 and <= 1" + got(p.cfl));
+    require(p.dt_max_s >= p.dt_min_s, "sph.dt_max (--dt-max) must be >= sph.dt_min, " + format_g(p.dt_min_s) + " s" + got(p.dt_max_s));
+    require(p.shepard_every >= 0, "sph.shepard_every (--shepard-every) must be >= 0" + got(p.shepard_every));
+    require(p.verlet_euler_every >= 1, "sph.verlet_euler_every (--verlet-euler-every) must be >= 1" + got(p.verlet_euler_every));
+    require(p.xsph_epsilon >= 0 && p.xsph_epsilon <= 1, "sph.xsph_epsilon (--xsph) must be in 0..1" + got(p.xsph_epsilon));
     require((p.density_min == 0 && p.density_max == 0) || (p.density_min < p.rho0 && p.rho0 < p.density_max),
-            "density limits must enclose rho0 (min < rho0 < max), or both be 0 (off)");
+            "sph.density_min and sph.density_max (--density-limits) must enclose sph.rho0 " + format_g(p.rho0) +
+                ", or both be 0 (off) (got " + format_g(p.density_min) + ", " + format_g(p.density_max) + ")");
     for (int axis = 0; axis < 3; ++axis) {
-        require(p.domain_max[axis] > p.domain_min[axis], "domain.max must exceed domain.min on every axis");
+        const std::string name = std::string(1, "xyz"[axis]);
+        require(p.domain_max[axis] > p.domain_min[axis],
+                "domain.max must exceed domain.min along " + name + " (got " + format_g(p.domain_min[axis]) + " to " +
+                    format_g(p.domain_max[axis]) + ")");
         bool lo = p.faces[2 * axis] == Face::periodic, hi = p.faces[2 * axis + 1] == Face::periodic;
-        require(lo == hi, "periodic faces come in pairs (both faces of an axis)");
+        require(lo == hi, "sph.faces (--faces) must make both faces along " + name + " periodic, or neither");
         if (lo)
             require(p.domain_max[axis] - p.domain_min[axis] >= 3.0f * kernel_support(p),
-                    "a periodic axis must be at least three kernel supports long");
+                    "a periodic axis must be at least three kernel supports long (" + name + ": " +
+                        format_g(p.domain_max[axis] - p.domain_min[axis]) + " m, support " + format_g(kernel_support(p)) + " m)");
     }
     if (p.wave_maker.face >= 0) {
         require(p.wave_maker.face < 6 && p.faces[p.wave_maker.face] == Face::wall,
-                "the wave maker must be a wall face");
-        require(p.wave_maker.period_s > 0, "wave maker period must be positive");
+                "sph.wave_maker.face (--wave-face) must be a wall face (0..5 = x-..z+)" + got(p.wave_maker.face));
+        require(p.wave_maker.period_s > 0, "sph.wave_maker.period (--wave-period) must be > 0" + got(p.wave_maker.period_s));
     }
-    require(p.dt_fixed_s >= 0, "the fixed time step must be non-negative (0: adaptive)");
+    require(p.dt_fixed_s >= 0, "sph.dt_fixed (--dt) must be >= 0 (0: adaptive)" + got(p.dt_fixed_s));
     if (is_snow_model(p)) {
         const Rheology& r = p.rheology;
-        require(r.gas_constant > 0, "the gas constant k must be positive");
-        require(r.mu >= 0 && r.mu_solid >= 0 && r.yield_stress >= 0, "mu, mu_solid and the yield stress must be non-negative");
-        require(r.power_n > 0, "the flow index n must be positive");
-        require(r.xsph_phi >= 0 && r.xsph_phi <= 1, "xsph phi must be in [0, 1]");
-        require(r.max_speed >= 0 && r.max_acceleration >= 0, "speed and acceleration caps must be non-negative (0: off)");
+        require(r.gas_constant > 0, "snow.gas_constant (--gas-constant) must be > 0" + got(r.gas_constant));
+        require(r.mu >= 0, "snow.mu (--mu) must be >= 0" + got(r.mu));
+        require(r.mu_solid >= 0, "snow.mu_solid (--mu-solid) must be >= 0" + got(r.mu_solid));
+        require(r.yield_stress >= 0, "snow.yield_stress (--yield-stress) must be >= 0" + got(r.yield_stress));
+        require(r.power_n > 0, "snow.power_n (--power-n) must be > 0" + got(r.power_n));
+        require(r.xsph_phi >= 0 && r.xsph_phi <= 1, "snow.xsph_phi (--xsph-phi) must be in 0..1" + got(r.xsph_phi));
+        require(r.max_speed >= 0, "snow.max_speed (--max-speed) must be >= 0 (0: off)" + got(r.max_speed));
+        require(r.max_acceleration >= 0, "snow.max_acceleration (--max-acceleration) must be >= 0 (0: off)" + got(r.max_acceleration));
     }
-    require(p.boundary_motion.period_s > 0, "boundary motion period must be positive");
+    require(p.boundary_motion.period_s > 0, "sph.boundary_motion.period must be > 0" + got(p.boundary_motion.period_s));
     if (!p.terrain.empty())
         require(p.terrain.nx >= 2 && p.terrain.nz >= 2 &&
                     p.terrain.height_m.size() == std::size_t(p.terrain.nx) * std::size_t(p.terrain.nz) &&

@@ -93,6 +93,18 @@ inline CLI::Validator number_above_at_most(double lo, double hi) {
                               [lo, hi](double v) { return v > lo && v <= hi; });
 }
 
+// A number in (lo, hi): "must be > 0 and < 180 (got 180)".
+inline CLI::Validator number_above_below(double lo, double hi) {
+    const std::string expected = "> " + detail::format_bound(lo) + " and < " + detail::format_bound(hi);
+    return detail::real_check("(" + detail::format_bound(lo) + ", " + detail::format_bound(hi) + ")", expected,
+                              [lo, hi](double v) { return v > lo && v < hi; });
+}
+// A number >= lo: "must be >= 1 (got 0.5)".
+inline CLI::Validator number_at_least(double lo) {
+    return detail::real_check(">=" + detail::format_bound(lo), ">= " + detail::format_bound(lo),
+                              [lo](double v) { return v >= lo; });
+}
+
 // One of a list of words: "--units must be nbody or astro (got 'foo')". (CLI11's IsMember reads
 // "foo not in {nbody,astro}".)
 inline CLI::Validator one_of(std::vector<std::string> words) {

@@ -48,10 +48,10 @@ void add_override_flags(CLI::App& app, Overrides& o) {
         ->check(one_of({"direct", "tree", "hybrid"}))
         ->group("Physics");
     app.add_option("--theta", o.theta, "Opening angle: a cell of edge l is used whole when l/d < theta")
-        ->check(finite_positive())
+        ->check(number_above_at_most(0, 2))
         ->group("Physics");
-    app.add_option("--leaf-size", o.leaf_size, "Most bodies in a tree leaf (1..1024)")->group("Physics");
-    app.add_option("--max-depth", o.max_depth, "Deepest tree level (1..21)")->group("Physics");
+    app.add_option("--leaf-size", o.leaf_size, "Most bodies in a tree leaf (1..1024)")->check(number_in(1, 1024))->group("Physics");
+    app.add_option("--max-depth", o.max_depth, "Deepest tree level (1..21)")->check(number_in(1, 21))->group("Physics");
     app.add_option("--multipole", o.multipole, "Cells as monopole or quadrupole")
         ->check(one_of({"monopole", "quadrupole"}))
         ->group("Physics");

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "base/error.hpp"
+#include "base/log.hpp"
 #include "common/number_checks.hpp"
 #include "common/tool.hpp"
 #include "render/io/image_output.hpp"
@@ -72,7 +73,10 @@ int splat_render(std::span<const std::string> args) {
     app.add_option("--target", target, "Point at the image centre X,Y,Z [m] (default: the particles' centre)")
         ->delimiter(',')->expected(3)->group(camera);
     app.add_option("--up", up, "World direction shown upwards X,Y,Z (default 0,1,0)")->delimiter(',')->expected(3)->group(camera);
-    app.add_option("--fov", o.camera.fov_y_deg, "Vertical field of view [degrees]")->capture_default_str()->group(camera);
+    app.add_option("--fov", o.camera.fov_y_deg, "Vertical field of view [degrees]")
+        ->check(number_above_below(0, 180))
+        ->capture_default_str()
+        ->group(camera);
     app.add_flag("--fit", o.camera.fit, "Move the eye along its direction to frame the first frame's particles")->group(camera);
     app.add_option("--direction", direction, "Fitted camera: direction from the target to the eye (0.35,0.45,1)")
         ->delimiter(',')->expected(3)->group(camera);
@@ -81,14 +85,30 @@ int splat_render(std::span<const std::string> args) {
     tool.add_input("--camera-path", o.camera.path_file, "Camera keyframes: FRAME EYE(3) TARGET(3) [FOV] per line")->group(camera);
 
     const char* fluid = "Fluid (--style fluid)";
-    app.add_option("--smoothing-length", smoothing_length, "SPH h [m] (default: the frames' sph.h)")->group(fluid);
-    app.add_option("--radius-over-h", s.radius_over_h, "Radius of a particle's sphere in h")->capture_default_str()->group(fluid);
-    app.add_option("--anisotropy", s.anisotropy.max_ratio, "Largest ratio of ellipsoid axes")->capture_default_str()->group(fluid);
+    // Bounded as Renderer's checks would (render/renderer.cpp), naming the flag.
+    app.add_option("--smoothing-length", smoothing_length, "SPH h [m] (default: the frames' sph.h)")
+        ->check(finite_positive())
+        ->group(fluid);
+    app.add_option("--radius-over-h", s.radius_over_h, "Radius of a particle's sphere in h")
+        ->check(finite_positive())
+        ->capture_default_str()
+        ->group(fluid);
+    app.add_option("--anisotropy", s.anisotropy.max_ratio, "Largest ratio of ellipsoid axes")
+        ->check(number_at_least(1))
+        ->capture_default_str()
+        ->group(fluid);
     app.add_option("--min-neighbours", s.anisotropy.min_neighbours, "Fewer neighbours: a sphere")->capture_default_str()->group(fluid);
     app.add_option("--centre-smoothing", s.anisotropy.centre_smoothing, "Pull of centres to the neighbours' mean, 0..1")
+        ->check(number_in(0, 1))
         ->capture_default_str()->group(fluid);
-    app.add_option("--flow-steps", s.flow_steps, "Curvature flow steps (the thesis used 500)")->capture_default_str()->group(fluid);
-    app.add_option("--flow-rate", s.flow_rate, "Curvature flow step size, in (0, 1)")->capture_default_str()->group(fluid);
+    app.add_option("--flow-steps", s.flow_steps, "Curvature flow steps (the thesis used 500)")
+        ->check(finite_non_negative())
+        ->capture_default_str()
+        ->group(fluid);
+    app.add_option("--flow-rate", s.flow_rate, "Curvature flow step size, in (0, 1)")
+        ->check(number_above_below(0, 1))
+        ->capture_default_str()
+        ->group(fluid);
     app.add_option("--discontinuity", s.discontinuity_over_radius, "Depth jump that separates surfaces [particle radii]")
         ->capture_default_str()->group(fluid);
     app.add_option("--absorption", absorption, "Absorption R,G,B [1/m] (default 30,10,5)")->delimiter(',')->expected(3)->group(fluid);
@@ -107,6 +127,7 @@ int splat_render(std::span<const std::string> args) {
     app.add_option("--range", range, "Colour range MIN,MAX (default: percentiles of the first frame)")
         ->delimiter(',')->expected(2)->group(colour);
     app.add_option("--percentiles", percentiles, "Automatic range LOW,HIGH [percent] (default 1,99)")
+        ->check(number_in(0, 100))
         ->delimiter(',')->expected(2)->group(colour);
     app.add_option("--radius", s.radius_m, "Particle radius [m] (default: sph.dx / 2 or half the mean spacing)")->group(colour);
     app.add_option("--radius-column", o.selection.radius, "Particle radius from this column [m]")->group(colour);
@@ -135,6 +156,16 @@ int splat_render(std::span<const std::string> args) {
         o.selection.style = s.style;
         o.smoothing_length_m = smoothing_length;
         o.exposure = exposure;
+        // Directions and ranges, checked here where their flags can be named.
+        for (const auto& [flag, v] : {std::pair<const char*, const std::vector<float>*>{"--up", &up},
+                                      {"--direction", &direction}, {"--light", &light}})
+            if (!v->empty() && (*v)[0] == 0.0f && (*v)[1] == 0.0f && (*v)[2] == 0.0f)
+                throw UsageError(std::string(flag) + " must not be zero: it gives a direction (got 0,0,0)");
+        if (!range.empty() && !(range[0] <= range[1]))
+            throw UsageError("--range must be MIN,MAX with MIN <= MAX (got " + format_g(range[0]) + "," + format_g(range[1]) + ")");
+        if (!percentiles.empty() && !(percentiles[0] <= percentiles[1]))
+            throw UsageError("--percentiles must be LOW,HIGH with LOW <= HIGH (got " + format_g(percentiles[0]) + "," +
+                             format_g(percentiles[1]) + ")");
         if (!eye.empty()) o.camera.eye = vec3(eye);
         if (!target.empty()) o.camera.target = vec3(target);
         if (!up.empty()) o.camera.up = vec3(up);

@@ -21,7 +21,7 @@
 namespace partikel::render::io {
 
 OutputPattern OutputPattern::parse(const std::string& pattern) {
-    if (pattern.empty()) throw UsageError("empty output pattern");
+    if (pattern.empty()) throw UsageError("--output must not be empty");
     OutputPattern p;
     p.text_ = pattern;
     std::string* part = &p.before_;
@@ -41,8 +41,9 @@ OutputPattern OutputPattern::parse(const std::string& pattern) {
         while (j < pattern.size() && std::isdigit(static_cast<unsigned char>(pattern[j])) && width < 100)
             width = 10 * width + (pattern[j++] - '0');
         if (j >= pattern.size() || pattern[j] != 'd' || p.numbered_)
-            throw UsageError("output pattern '" + pattern + "': use one %d (e.g. frames/%04d.exr), %% for a percent sign");
-        if (width > 20) throw UsageError("output pattern '" + pattern + "': a field width above 20");
+            throw UsageError("--output must be a name with at most one %d, e.g. frames/%04d.exr (%% for a percent sign; got '" +
+                             pattern + "')");
+        if (width > 20) throw UsageError("--output must have a %d field width of at most 20 (got '" + pattern + "')");
         p.numbered_ = true;
         p.zero_pad_ = zero;
         p.width_ = width;
