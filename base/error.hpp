@@ -5,8 +5,17 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace partikel {
+
+// Text from an input (a CSV field, a config line) shown in a message: quoted, and cut to its
+// first `keep` bytes when longer, with the length said: "\"abcabc...\" (10485760 bytes)". A
+// message is one line a user reads; a damaged file's field can be megabytes long.
+inline std::string quoted_excerpt(std::string_view text, std::size_t keep = 40) {
+    if (text.size() <= keep) return "\"" + std::string(text) + "\"";
+    return "\"" + std::string(text.substr(0, keep)) + "...\" (" + std::to_string(text.size()) + " bytes)";
+}
 
 // Root of every error the library throws on purpose.
 class Error : public std::runtime_error {

@@ -48,14 +48,46 @@ void unregister_temp(int slot) {
 
 std::atomic<bool> g_graceful{false};
 volatile std::sig_atomic_t g_interrupt_signal = 0;
+char g_program[64] = "partikel";  // for the handler's lines
 
-extern "C" void remove_temps_and_exit(int signal_number) {
-    if (g_graceful.load() && g_interrupt_signal == 0) {
-        g_interrupt_signal = signal_number;  // the program stops at its next safe point
-        return;
+// The handler's output: write(2) of pieces (async-signal-safe), never stdio.
+void say(const char* text) {
+    std::size_t n = 0;
+    while (text[n]) ++n;
+    while (n > 0) {
+        const ssize_t w = ::write(STDERR_FILENO, text, n);
+        if (w <= 0) return;  // a closed terminal (SIGHUP): nobody reads it
+        text += w;
+        n -= std::size_t(w);
     }
-    for (int i = 0; i < kSlots; ++i)
-        if (g_slot_used[i].load()) unlink(g_temp_paths[i]);
+}
+const char* signal_text(int signal_number) {
+    return signal_number == SIGINT ? "SIGINT" : signal_number == SIGTERM ? "SIGTERM" : signal_number == SIGHUP ? "SIGHUP" : "a signal";
+}
+
+// One rule for every program (docs/ARCHITECTURE.md, "What an interrupt keeps").
+extern "C" void on_signal(int signal_number) {
+    const bool keep_temporaries = g_graceful.load() && g_interrupt_signal != 0;
+    if (g_graceful.load()) {
+        if (g_interrupt_signal == 0) {
+            g_interrupt_signal = signal_number;  // the program stops at its next safe point
+            say(g_program), say(": note: "), say(signal_text(signal_number));
+            say(": stopping after this step and writing the last frame (a second SIGINT or SIGTERM stops at once)\n");
+            return;
+        }
+        if (signal_number == SIGHUP) return;  // a terminal closing while the run stops: let it finish
+    }
+    for (int i = 0; i < kSlots; ++i) {
+        if (!g_slot_used[i].load()) continue;
+        if (!keep_temporaries) {
+            unlink(g_temp_paths[i]);
+        } else if (::access(g_temp_paths[i], F_OK) == 0) {
+            // What a crash would leave: the frames written so far stay readable in the temporary.
+            say(g_program), say(": error: second "), say(signal_text(signal_number));
+            say(": stopped at once; the unfinished output stays in "), say(g_temp_paths[i]);
+            say(" (particle-info reads the complete frames of a stream, particle-convert --recover copies them)\n");
+        }
+    }
     signal(signal_number, SIG_DFL);
     raise(signal_number);  // exit with the conventional 128 + signal status
 }
@@ -103,7 +135,7 @@ int open_direct(const OutputTarget& target, const std::string& shown) {
         }
         return fd;
     }
-    int fd = ::open(target.path.c_str(), O_WRONLY | O_CLOEXEC);
+    int fd = target.path == "-" ? ::fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 0) : ::open(target.path.c_str(), O_WRONLY | O_CLOEXEC);
     if (fd < 0) throw IoError(errno_text("cannot open for writing", shown));
     return fd;
 }
@@ -116,18 +148,34 @@ void set_graceful_interrupts(bool enabled) {
 }
 int interrupt_signal() { return static_cast<int>(g_interrupt_signal); }
 
-void install_signal_cleanup() {
+std::string signal_name(int signal_number) {
+    const std::string text = signal_text(signal_number);
+    return text == "a signal" ? "signal " + std::to_string(signal_number) : text;
+}
+
+void install_signal_cleanup(const char* program) {
+    std::snprintf(g_program, sizeof g_program, "%s", program);
     struct sigaction action {};
-    action.sa_handler = remove_temps_and_exit;
+    action.sa_handler = on_signal;
     sigemptyset(&action.sa_mask);
+    // One handler at a time: a second signal waits for the first to be recorded.
+    for (const int s : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&action.sa_mask, s);
     sigaction(SIGINT, &action, nullptr);
     sigaction(SIGTERM, &action, nullptr);
+    // SIGHUP as the others, unless it is ignored (nohup): then it stays ignored.
+    struct sigaction hangup {};
+    if (sigaction(SIGHUP, nullptr, &hangup) == 0 && hangup.sa_handler != SIG_IGN) sigaction(SIGHUP, &action, nullptr);
     // A closed downstream pipe becomes EPIPE on write, then BrokenPipe: a quiet exit.
     signal(SIGPIPE, SIG_IGN);
 }
 
 OutputTarget resolve_output(const std::string& path) {
     OutputTarget target;
+    if (path == "-") {
+        target.kind = OutputTarget::Kind::direct;
+        target.path = path;
+        return target;
+    }
     std::string p = path;
     for (int links = 0;; ++links) {
         struct stat st {};
@@ -191,13 +239,185 @@ std::vector<std::string> abandoned_temporaries(const std::string& path) {
     return found;
 }
 
+namespace {
+
+// What a name given to a run is, for check_distinct_files.
+struct Identity {
+    bool known = false;     // false: it cannot be looked at (its directory is missing): compared with nothing
+    bool exists = false;    // an existing file (dev, ino: its own); else a new path (dev, ino: its directory)
+    bool shareable = false; // a character device or a socket (two directions): may be named any number of times
+    dev_t dev = 0;
+    ino_t ino = 0;
+    std::string name;       // a new path: its name in that directory
+};
+
+bool same_file(const Identity& a, const Identity& b) {
+    if (!a.known || !b.known || a.shareable || b.shareable || a.exists != b.exists) return false;
+    return a.dev == b.dev && a.ino == b.ino && (a.exists || a.name == b.name);
+}
+
+Identity identity_of(const struct stat& st) {
+    Identity id;
+    id.known = id.exists = true;
+    id.shareable = S_ISCHR(st.st_mode) || S_ISSOCK(st.st_mode);
+    id.dev = st.st_dev;
+    id.ino = st.st_ino;
+    return id;
+}
+
+Identity identity_of_path(const std::string& path) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0) return identity_of(st);
+    // A new path, or a dangling link: the directory and name the writer will create.
+    std::string target;
+    try {
+        target = resolve_output(path).path;
+    } catch (const IoError&) {
+        return {};
+    }
+    const std::string dir = dir_of(target);
+    if (::stat(dir.empty() ? "." : dir.c_str(), &st) != 0) return {};
+    Identity id = identity_of(st);
+    id.exists = false;
+    id.shareable = false;
+    id.name = base_of(target);
+    return id;
+}
+
+// A name of a run: one file, or the files of a series that exist (and the rule that tells
+// whether a new path would be one of them).
+struct GivenName {
+    const NamedFile* file = nullptr;
+    bool output = false;
+    Identity identity;                                      // one file
+    std::vector<std::pair<std::string, Identity>> members;  // a series: its existing files
+    Identity series_directory;                              // a series numbered in its file name: the directory
+    std::function<bool(const std::string&)> numbered;       // ... and whether a name there is one of it
+};
+
+GivenName look_at(const NamedFile& file, bool output) {
+    GivenName given{&file, output, {}, {}, {}, {}};
+    if (!file.series) {
+        struct stat st {};
+        if (file.path == "-" || file.path.empty()) {
+            if (::fstat(output ? STDOUT_FILENO : STDIN_FILENO, &st) == 0) given.identity = identity_of(st);
+        } else {
+            given.identity = identity_of_path(file.path);
+        }
+        return given;
+    }
+    // before + number + after: the number sits in one path component, between `prefix` and
+    // `suffix`; `rest` follows that component when the number names a directory.
+    const NamedFile::Series& series = *file.series;
+    const auto slash = series.before.find_last_of('/');
+    const std::string dir = slash == std::string::npos ? "" : series.before.substr(0, slash + 1);
+    const std::string prefix = series.before.substr(dir.size());
+    const auto next_slash = series.after.find('/');
+    const std::string suffix = series.after.substr(0, next_slash);
+    const std::string rest = next_slash == std::string::npos ? "" : series.after.substr(next_slash);
+    given.numbered = [prefix, suffix, number = series.number](const std::string& name) {
+        if (name.size() <= prefix.size() + suffix.size() || !name.starts_with(prefix) || !name.ends_with(suffix))
+            return false;
+        const std::string digits = name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
+        const char* first = digits.c_str();
+        while (*first == ' ') ++first;  // "%4d" pads with spaces
+        char* end = nullptr;
+        errno = 0;
+        const long long n = std::strtoll(first, &end, 10);
+        return *first != '\0' && *end == '\0' && errno == 0 && number(n) == digits;
+    };
+    if (DIR* d = opendir(dir.empty() ? "." : dir.c_str())) {
+        while (const dirent* e = readdir(d)) {
+            const std::string name = e->d_name;
+            if (name == "." || name == ".." || !given.numbered(name)) continue;
+            const std::string path = dir + name + rest;
+            struct stat st {};
+            if (::stat(path.c_str(), &st) == 0) given.members.emplace_back(path, identity_of(st));
+        }
+        closedir(d);
+    }
+    if (rest.empty()) {
+        struct stat st {};
+        if (::stat(dir.empty() ? "." : dir.c_str(), &st) == 0) given.series_directory = identity_of(st);
+    }
+    return given;
+}
+
+// The spelling of `given`'s file that is `other`'s, or nothing when they share no file.
+std::optional<std::string> shared_with_one(const GivenName& series, const Identity& one) {
+    for (const auto& [path, identity] : series.members)
+        if (same_file(identity, one)) return path + " (of " + series.file->path + ")";
+    if (series.numbered && !one.exists && one.known && series.series_directory.known &&
+        series.series_directory.dev == one.dev && series.series_directory.ino == one.ino && series.numbered(one.name))
+        return one.name + " (of " + series.file->path + ")";
+    return std::nullopt;
+}
+
+std::string shown(const GivenName& given) {
+    if (given.file->path == "-" || given.file->path.empty()) return given.output ? "standard output" : "standard input";
+    return given.file->path;
+}
+
+std::optional<std::pair<std::string, std::string>> clash(const GivenName& a, const GivenName& b) {
+    if (!a.file->series && !b.file->series) {
+        if (same_file(a.identity, b.identity)) return std::pair{shown(a), shown(b)};
+        return std::nullopt;
+    }
+    if (a.file->series && !b.file->series) {
+        if (auto path = shared_with_one(a, b.identity)) return std::pair{*path, shown(b)};
+        return std::nullopt;
+    }
+    if (!a.file->series) {
+        if (auto path = shared_with_one(b, a.identity)) return std::pair{shown(a), *path};
+        return std::nullopt;
+    }
+    for (const auto& [path, identity] : a.members)
+        if (auto other = shared_with_one(b, identity)) return std::pair{path + " (of " + a.file->path + ")", *other};
+    return std::nullopt;
+}
+
+}  // namespace
+
+void check_distinct_files(const std::vector<NamedFile>& inputs, const std::vector<NamedFile>& outputs) {
+    std::vector<GivenName> read, written;
+    for (const NamedFile& f : inputs) read.push_back(look_at(f, false));
+    for (const NamedFile& f : outputs) written.push_back(look_at(f, true));
+    for (std::size_t j = 0; j < written.size(); ++j) {
+        const GivenName& out = written[j];
+        for (const GivenName& in : read)
+            if (const auto both = clash(out, in))
+                throw UsageError(out.file->flag + " must name another file than the input " + in.file->flag + " (" +
+                                 both->first + " and " + both->second + " are the same file)");
+        for (std::size_t k = 0; k < j; ++k) {
+            if (written[k].file->flag == out.file->flag) continue;  // the files one flag names (a side file)
+            if (const auto both = clash(out, written[k]))
+                throw UsageError(out.file->flag + " must name another file than " + written[k].file->flag + " (" +
+                                 both->first + " and " + both->second + " are the same file)");
+        }
+    }
+}
+
 TempFile::TempFile(std::string final_path) : final_path_(std::move(final_path)), target_(resolve_output(final_path_)) {
     if (target_.kind == OutputTarget::Kind::file) {
         temp_path_ = unused_name(temporary_name(target_.path));
     } else {
+        if (target_.path == "-" && isatty(STDOUT_FILENO))
+            throw UsageError("refusing to write binary data to a terminal (redirect standard output, or name a file)");
+        // Staged where temporary files go: a missing or read-only $TMPDIR is named as such.
         const char* tmpdir = std::getenv("TMPDIR");
-        const std::string dir = tmpdir && *tmpdir ? tmpdir : "/tmp";
-        temp_path_ = unused_name(dir + "/partikel-tmp-" + std::to_string(getpid()) + "-" + base_of(target_.path));
+        const bool from_environment = tmpdir && *tmpdir;
+        const std::string dir = from_environment ? tmpdir : "/tmp";
+        struct stat st {};
+        int err = 0;
+        if (::stat(dir.c_str(), &st) != 0) err = errno;
+        else if (!S_ISDIR(st.st_mode)) err = ENOTDIR;
+        else if (::access(dir.c_str(), W_OK | X_OK) != 0) err = errno;
+        if (err != 0)
+            throw IoError((from_environment ? "$TMPDIR (" + dir + ")" : dir) + ": " + std::strerror(err) +
+                          "; it holds " + (target_.path == "-" ? "standard output" : final_path_) +
+                          " until it is complete (set TMPDIR to a writable directory)");
+        const std::string shown = target_.path == "-" ? "stdout" : base_of(target_.path);
+        temp_path_ = unused_name(dir + "/partikel-tmp-" + std::to_string(getpid()) + "-" + shown);
     }
     slot_ = register_temp(temp_path_);
 }

@@ -16,37 +16,46 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
 namespace partikel {
 
-// Removes registered temporary files on SIGINT/SIGTERM, then exits with 128 + signal.
-// Programs call it once at start (tools/common does); idempotent.
-void install_signal_cleanup();
+// Signals (docs/ARCHITECTURE.md, "What an interrupt keeps"): SIGINT, SIGTERM and SIGHUP (a
+// terminal or ssh session closing; left ignored under nohup) remove the registered temporary
+// files and exit with 128 + signal. Programs call it once at start with their name (for the
+// lines the handler writes; tools/common does); idempotent.
+void install_signal_cleanup(const char* program = "partikel");
 
 // Graceful interrupts, for programs that can stop at a safe point (a simulation between steps):
-// while enabled, the first SIGINT or SIGTERM only sets a flag that interrupt_signal() returns,
-// and the program finishes what it is writing, closes its output and exits with 128 + signal.
-// A second signal cleans up and exits at once, as without graceful interrupts. Enabling clears
-// the signal an earlier run recorded.
+// while enabled, the first signal only sets a flag that interrupt_signal() returns (and says so
+// on stderr), and the program finishes what it is writing, closes its output and exits with
+// 128 + signal. While it stops, a further SIGHUP is ignored (a closing terminal asks for no
+// hurry); a second SIGINT or SIGTERM stops at once and keeps every temporary as a crash would
+// (a stream's complete frames are read from it by particle-info and particle-convert
+// --recover), naming each on stderr: no signal deletes frames a run has written. Enabling
+// clears the signal an earlier run recorded.
 void set_graceful_interrupts(bool enabled);
-// The signal that asked for a graceful stop (SIGINT, SIGTERM), or 0.
+// The signal that asked for a graceful stop (SIGINT, SIGTERM, SIGHUP), or 0.
 int interrupt_signal();
+// "SIGINT", "SIGTERM", "SIGHUP" (else "signal N").
+std::string signal_name(int signal_number);
 
 // What an output path is, and so how it is written (see above).
 struct OutputTarget {
     enum class Kind { file, direct };
     Kind kind = Kind::file;
-    std::string path;       // file: the regular path to rename onto (links followed); direct: the device
+    std::string path;       // file: the regular path to rename onto (links followed); direct: the device ("-": stdout)
     bool exists = false;    // file: a regular file is there now (its permissions are kept)
     unsigned mode = 0;      // file: that file's permission bits
     bool socket = false;    // direct: a Unix socket (connected, not opened)
 };
-// Follows symbolic links (also dangling ones, to the path they name); IoError for a directory,
-// a block device or a loop of links.
+// Follows symbolic links (also dangling ones, to the path they name); "-" is standard output
+// (direct); IoError for a directory, a block device or a loop of links.
 OutputTarget resolve_output(const std::string& path);
 
 // The temporary name a file output is written under: ".NAME.partikel-tmp-PID" next to `path`
@@ -59,8 +68,9 @@ std::vector<std::string> abandoned_temporaries(const std::string& path);
 
 // A path to write to for writers that need one (HDF5, EXR): for a file output, a temporary
 // next to the (resolved) target, removed on a signal or when the object dies uncommitted, and
-// renamed onto the target by commit(); for a device, FIFO or socket, a temporary in $TMPDIR
-// (or /tmp) whose bytes commit() copies to the device, in order, and then removes.
+// renamed onto the target by commit(); for a device, FIFO, socket or "-" (standard output; not
+// a terminal), a temporary in $TMPDIR (or /tmp; IoError naming $TMPDIR when it is no writable
+// directory) whose bytes commit() copies to the device, in order, and then removes.
 class TempFile {
 public:
     explicit TempFile(std::string final_path);
@@ -79,6 +89,28 @@ private:
     int slot_ = -1;
     bool committed_ = false;
 };
+
+// A file one run reads or writes, as the user named it (check_distinct_files).
+struct NamedFile {
+    std::string flag;   // the option that named it: "--output", "--diag", "INPUT"
+    std::string path;   // "-": standard input (an input) or standard output (an output)
+    // A numbered series, one file per frame ("frames/%04d.exr", "run_%T.h5"): the files are
+    // before + number(n) + after for every n; `path` is then the pattern as given.
+    struct Series {
+        std::string before, after;
+        std::function<std::string(std::int64_t)> number;
+    };
+    std::optional<Series> series;
+};
+
+// Before a run writes anything: a UsageError when an output names the same file as another
+// output or as an input, "--diag must name another file than --output (./s.pks and s.pks are
+// the same file)". Files are compared by what they are, not by spelling: an existing file by
+// device and inode (links followed, so "./x", symbolic and hard links are seen through; "-" by
+// its descriptor), a new path by its directory's device and inode and its name, a series by
+// each of its files that exists and by the names it would give a new path. Character devices
+// (/dev/null, a terminal) and sockets may be named any number of times.
+void check_distinct_files(const std::vector<NamedFile>& inputs, const std::vector<NamedFile>& outputs);
 
 class OutputStream {
 public:

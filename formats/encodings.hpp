@@ -23,4 +23,10 @@ std::unique_ptr<FrameWriter> make_ply_writer(const std::string& path);
 // in step order (one file per frame); `pattern` itself when it has no %T.
 std::string expand_step_pattern(const std::string& pattern, std::int64_t step);
 
+// The HDF5 writer's names: the file pattern (a fileBased series "name_%T.h5" when
+// options.hdf5_file_based or %T says so, else `path`), and the XDMF side file of a pattern
+// ("run_%T.h5" -> "run.xmf", "out.h5" -> "out.xmf").
+std::string hdf5_file_pattern(const std::string& path, const WriterOptions& options);
+std::string xdmf_path(const std::string& pattern);
+
 }  // namespace partikel::fmt

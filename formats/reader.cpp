@@ -35,13 +35,19 @@ std::optional<Encoding> parse_encoding(std::string_view name) {
     return std::nullopt;
 }
 
+namespace {
+// Zero-padded to six digits, so that `ls` lists a run's files in step order.
+std::string step_digits(std::int64_t step) {
+    char digits[24];
+    std::snprintf(digits, sizeof digits, step >= 0 ? "%06lld" : "%lld", static_cast<long long>(step));
+    return digits;
+}
+}  // namespace
+
 std::string expand_step_pattern(const std::string& pattern, std::int64_t step) {
     const auto at = pattern.find("%T");
     if (at == std::string::npos) return pattern;
-    // Zero-padded to six digits, so that `ls` lists a run's files in step order.
-    char digits[24];
-    std::snprintf(digits, sizeof digits, step >= 0 ? "%06lld" : "%lld", static_cast<long long>(step));
-    return pattern.substr(0, at) + digits + pattern.substr(at + 2);
+    return pattern.substr(0, at) + step_digits(step) + pattern.substr(at + 2);
 }
 
 namespace {
@@ -119,11 +125,9 @@ std::unique_ptr<FrameReader> open_reader(const std::string& path) {
 std::unique_ptr<FrameWriter> open_writer(const std::string& path, const WriterOptions& options,
                                          std::optional<Encoding> encoding) {
     // Files of many frames store held groups once (held.hpp); one-frame files keep them whole.
-    if (path == "-" || path.empty()) {
-        if (encoding && *encoding != Encoding::stream)
-            throw UsageError("standard output carries the stream format only, not " + std::string(encoding_name(*encoding)));
+    // Standard output carries the stream format, or the format `encoding` names.
+    if ((path == "-" || path.empty()) && (!encoding || *encoding == Encoding::stream))
         return store_held_groups_once(make_stream_writer(OutputStream::open("-", true, options.force), options));
-    }
     if (!encoding) {
         const std::string ext = extension_of(path);
         encoding = parse_encoding(ext);
@@ -146,6 +150,26 @@ std::unique_ptr<FrameWriter> open_writer(const std::string& path, const WriterOp
         throw UsageError(path + ": XDMF is written beside an HDF5 file; write the .h5 instead");
     }
     throw UsageError("unknown encoding");
+}
+
+std::vector<NamedFile> read_files(const std::string& flag, const std::string& path) {
+    std::vector<NamedFile> files{{flag, path, std::nullopt}};
+    if (const auto at = path.find("%T"); at != std::string::npos && path != "-")
+        files.front().series = NamedFile::Series{path.substr(0, at), path.substr(at + 2), step_digits};
+    return files;
+}
+
+std::vector<NamedFile> written_files(const std::string& flag, const std::string& path, const WriterOptions& options,
+                                     std::optional<Encoding> encoding) {
+    if (!encoding && path != "-" && !path.empty()) encoding = parse_encoding(extension_of(path));
+    const std::string pattern = encoding == Encoding::hdf5 ? hdf5_file_pattern(path, options) : path;
+    std::vector<NamedFile> files{{flag, pattern, std::nullopt}};
+    const bool per_frame = encoding && *encoding != Encoding::stream;  // a stream names its one file as given
+    if (const auto at = pattern.find("%T"); per_frame && at != std::string::npos)
+        files.front().series = NamedFile::Series{pattern.substr(0, at), pattern.substr(at + 2), step_digits};
+    if (encoding == Encoding::hdf5 && options.write_xdmf && path != "-" && !path.empty())
+        files.push_back({flag, xdmf_path(pattern), std::nullopt});
+    return files;
 }
 
 }  // namespace partikel::fmt

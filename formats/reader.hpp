@@ -1,13 +1,15 @@
 // Reading and writing frames in any supported encoding, detected by content (magic bytes)
-// for input and by extension (or an explicit name) for output. Stdin/stdout always carry the
-// stream format. See formats/SPEC.md.
+// for input and by extension (or an explicit name) for output. Stdin carries the stream format
+// or CSV, stdout the stream format unless another is named. See formats/SPEC.md.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
+#include "base/io.hpp"
 #include "formats/frame.hpp"
 
 namespace partikel::fmt {
@@ -60,8 +62,17 @@ public:
 
 // "-" is stdin. Detects the encoding from the first bytes.
 std::unique_ptr<FrameReader> open_reader(const std::string& path);
-// "-" is stdout (stream format). Otherwise by `encoding` if given, else by extension.
+// "-" is stdout (the stream format, or the `encoding` given). Otherwise by `encoding` if
+// given, else by extension.
 std::unique_ptr<FrameWriter> open_writer(const std::string& path, const WriterOptions& options = {},
                                          std::optional<Encoding> encoding = std::nullopt);
+// The files open_reader(path) reads, named by `flag`: the file ("-": standard input), or
+// the series of a fileBased HDF5 pattern ("run_%T.h5").
+std::vector<NamedFile> read_files(const std::string& flag, const std::string& path);
+// The files open_writer(path, options, encoding) writes, named by `flag`, for
+// check_distinct_files (base/io.hpp): the output ("-": standard output), a numbered series for
+// %T and fileBased HDF5, and HDF5's XDMF side file.
+std::vector<NamedFile> written_files(const std::string& flag, const std::string& path, const WriterOptions& options = {},
+                                     std::optional<Encoding> encoding = std::nullopt);
 
 }  // namespace partikel::fmt

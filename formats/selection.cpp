@@ -3,6 +3,8 @@
 #include <charconv>
 #include <limits>
 
+#include "base/error.hpp"
+
 namespace partikel::fmt {
 namespace {
 
@@ -21,7 +23,8 @@ std::uint64_t parse_index(const std::string& text, const std::string& whole) {
     std::uint64_t v = 0;
     auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
     if (ec != std::errc() || end != text.data() + text.size() || text.empty())
-        throw UsageError("bad frame selection \"" + whole + "\": \"" + text + "\" is not a frame index (0, 1, ...)");
+        throw UsageError("--frames must be frame indices (0, 1, ...) and slices start:stop:step (got \"" + whole +
+                         "\": \"" + text + "\" is no index)");
     return v;
 }
 
@@ -38,12 +41,12 @@ FrameSelection FrameSelection::parse(const std::string& text) {
             s.items_.push_back({i, i + 1, 1});
             continue;
         }
-        if (parts.size() > 3) throw UsageError("bad frame selection \"" + text + "\": use start:stop:step");
+        if (parts.size() > 3) throw UsageError("--frames must be indices and slices start:stop:step (got \"" + text + "\")");
         Slice slice{0, open, 1};
         if (!parts[0].empty()) slice.start = parse_index(parts[0], text);
         if (!parts[1].empty()) slice.stop = parse_index(parts[1], text);
         if (parts.size() == 3 && !parts[2].empty()) slice.step = parse_index(parts[2], text);
-        if (slice.step == 0) throw UsageError("bad frame selection \"" + text + "\": step must be at least 1");
+        if (slice.step == 0) throw UsageError("--frames must have slice steps of at least 1 (got \"" + text + "\")");
         s.items_.push_back(slice);
     }
     return s;
@@ -89,18 +92,19 @@ void for_each_selected(FrameReader& reader, const FrameSelection& selection,
     }
 }
 
-NameSelection NameSelection::parse(const std::string& text) {
+NameSelection NameSelection::parse(const std::string& text, const std::string& flag) {
     NameSelection s;
     if (text.empty()) return s;
     for (const auto& item : split(text, ',')) {
         const auto parts = split(item, ':');
         if (parts.size() > 2 || parts[0].empty() || (parts.size() == 2 && parts[1].empty()))
-            throw UsageError("bad name selection \"" + text + "\": use name or name:new_name, comma-separated");
+            throw UsageError(flag + " must be names or name:new_name, comma-separated (got " + quoted_excerpt(text) + ")");
         const std::string& to = parts.size() == 2 ? parts[1] : parts[0];
         if (to.size() > 255 || to == "." || to == ".." || to.find('/') != std::string::npos)
-            throw UsageError("bad name \"" + to + "\": 1-255 bytes, no '/', not . or ..");
+            throw UsageError(flag + " must give names of 1-255 bytes, no '/', not . or .. (got " + quoted_excerpt(to) + ")");
         for (const auto& [from, _] : s.names)
-            if (from == parts[0]) throw UsageError("bad name selection \"" + text + "\": \"" + from + "\" is listed twice");
+            if (from == parts[0])
+                throw UsageError(flag + " must list each name once (got \"" + from + "\" twice)");
         s.names.emplace_back(parts[0], to);
     }
     return s;
@@ -111,7 +115,7 @@ void apply_selection(Frame& frame, const NameSelection& groups, const NameSelect
         std::vector<Group> kept;
         for (const auto& [from, to] : groups.names) {
             Group* g = frame.find_group(from);
-            if (!g) throw UsageError("frame (step " + std::to_string(frame.step) + ") has no group \"" + from + "\"");
+            if (!g) throw UsageError("--groups " + from + ": frame (step " + std::to_string(frame.step) + ") has no group \"" + from + "\"");
             kept.push_back(std::move(*g));
             kept.back().rename(to);
             frame.remove_group(from);
@@ -126,7 +130,7 @@ void apply_selection(Frame& frame, const NameSelection& groups, const NameSelect
     for (const auto& [from, to] : columns.names) {
         bool found = false;
         for (const auto& g : frame.groups()) found = found || g.find(from);
-        if (!found) throw UsageError("frame (step " + std::to_string(frame.step) + ") has no column \"" + from + "\"");
+        if (!found) throw UsageError("--columns " + from + ": frame (step " + std::to_string(frame.step) + ") has no column \"" + from + "\"");
     }
     for (auto& g : frame.groups()) {
         std::vector<Column> kept;
@@ -139,7 +143,8 @@ void apply_selection(Frame& frame, const NameSelection& groups, const NameSelect
         std::vector<std::string> seen;
         for (const auto& c : g.columns()) {
             for (const auto& s : seen)
-                if (s == c.name()) throw UsageError("group \"" + g.name() + "\" would have two columns named \"" + s + "\"");
+                if (s == c.name())
+                    throw UsageError("--columns: group \"" + g.name() + "\" would have two columns named \"" + s + "\"");
             seen.push_back(c.name());
         }
     }

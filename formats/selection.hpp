@@ -20,7 +20,7 @@ namespace partikel::fmt {
 class FrameSelection {
 public:
     FrameSelection() = default;
-    static FrameSelection parse(const std::string& text);   // UsageError on bad syntax
+    static FrameSelection parse(const std::string& text);   // UsageError on bad syntax, naming --frames
     bool contains(std::uint64_t index) const;
     // One past the last index that can be selected, or nullopt when unbounded.
     std::optional<std::uint64_t> end() const;
@@ -36,7 +36,7 @@ private:
 // "a,b:c": keep a, keep b renamed to c, in this order. Empty keeps everything.
 struct NameSelection {
     std::vector<std::pair<std::string, std::string>> names;  // (existing, new)
-    static NameSelection parse(const std::string& text);
+    static NameSelection parse(const std::string& text, const std::string& flag);  // errors name `flag`
     bool all() const { return names.empty(); }
 };
 

@@ -32,19 +32,6 @@ std::string base_name(const std::string& path) {
     return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-// "run_%T.h5" -> "run.xmf", "out.h5" -> "out.xmf".
-std::string xdmf_path(const std::string& pattern) {
-    std::string p = pattern;
-    const auto slash = p.find_last_of('/');
-    const auto dot = p.find_last_of('.');
-    if (dot != std::string::npos && (slash == std::string::npos || dot > slash)) p.erase(dot);
-    if (const auto t = p.find("%T"); t != std::string::npos) {
-        p.erase(t, 2);
-        while (!p.empty() && (p.back() == '_' || p.back() == '-' || p.back() == '.')) p.pop_back();
-    }
-    return p + ".xmf";
-}
-
 // Links and attributes stay in the object header ("compact" storage) however many there are,
 // never in "dense" storage (a fractal heap with a v2 B-tree index): object headers are
 // checksummed and parsed defensively, while libhdf5 1.10's dense link iteration frees
@@ -67,13 +54,12 @@ class Hdf5Writer final : public FrameWriter {
 public:
     Hdf5Writer(const std::string& path, const WriterOptions& options) : options_(options) {
         h5::silence_errors();
-        file_based_ = options.hdf5_file_based || path.find("%T") != std::string::npos;
-        pattern_ = path;
-        if (file_based_ && path.find("%T") == std::string::npos) {
-            const auto slash = path.find_last_of('/');
-            const auto dot = path.find_last_of('.');
-            const bool has_ext = dot != std::string::npos && (slash == std::string::npos || dot > slash);
-            pattern_ = has_ext ? path.substr(0, dot) + "_%T" + path.substr(dot) : path + "_%T";
+        pattern_ = hdf5_file_pattern(path, options);
+        file_based_ = pattern_.find("%T") != std::string::npos;
+        if (path == "-") {
+            // Standard output: one file, staged and copied (TempFile), no side file beside it.
+            if (options.hdf5_file_based) throw UsageError("standard output holds one file, not one per iteration (fileBased)");
+            options_.write_xdmf = false;
         }
         if (options_.hdf5_compression == WriterOptions::Hdf5Compression::zstd && !h5::ensure_zstd_filter())
             throw UsageError("the zstd HDF5 filter (id 32015) cannot be registered");
@@ -276,6 +262,26 @@ private:
 };
 
 }  // namespace
+
+std::string hdf5_file_pattern(const std::string& path, const WriterOptions& options) {
+    if (!options.hdf5_file_based || path.find("%T") != std::string::npos || path == "-") return path;
+    const auto slash = path.find_last_of('/');
+    const auto dot = path.find_last_of('.');
+    const bool has_ext = dot != std::string::npos && (slash == std::string::npos || dot > slash);
+    return has_ext ? path.substr(0, dot) + "_%T" + path.substr(dot) : path + "_%T";
+}
+
+std::string xdmf_path(const std::string& pattern) {
+    std::string p = pattern;
+    const auto slash = p.find_last_of('/');
+    const auto dot = p.find_last_of('.');
+    if (dot != std::string::npos && (slash == std::string::npos || dot > slash)) p.erase(dot);
+    if (const auto t = p.find("%T"); t != std::string::npos) {
+        p.erase(t, 2);
+        while (!p.empty() && (p.back() == '_' || p.back() == '-' || p.back() == '.')) p.pop_back();
+    }
+    return p + ".xmf";
+}
 
 std::unique_ptr<FrameWriter> make_hdf5_writer(const std::string& path, const WriterOptions& options) {
     return std::make_unique<Hdf5Writer>(path, options);

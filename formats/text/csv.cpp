@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "base/system.hpp"
+#include "base/error.hpp"
 #include "formats/encodings.hpp"
 #include "formats/openpmd/openpmd.hpp"
 #include "formats/text/single_file.hpp"
@@ -55,7 +56,7 @@ protected:
         std::string header;
         for (const auto& column : group.columns()) {
             if (column.name().find_first_of(",:#\n\r\" ") != std::string::npos)
-                throw UsageError(out.name() + ": column name \"" + column.name() + "\" cannot be a CSV field name");
+                throw UsageError(out.name() + ": column name " + quoted_excerpt(column.name()) + " cannot be a CSV field name");
             const bool plain = is_well_known_as(column);
             const Unit default_unit = plain ? well_known_column(column.name())->unit : Unit{};
             if (column.unit() != default_unit) {
@@ -235,7 +236,7 @@ private:
                     field.name = std::string(trim(f.substr(0, colon)));
                     if (colon != std::string_view::npos) {
                         field.type = parse_scalar_type(trim(f.substr(colon + 1)));
-                        if (!field.type) fail(line_no, "unknown type in header field \"" + std::string(f) + "\"");
+                        if (!field.type) fail(line_no, "unknown type in header field " + quoted_excerpt(f));
                     }
                     if (field.name.empty()) fail(line_no, "empty header field");
                     fields.push_back(std::move(field));
@@ -270,8 +271,8 @@ private:
                 for (std::uint32_t k = 0; k < c.components; ++k) {
                     const auto cell = cells[r][c.first_field + k];
                     if (!store_value(type, cell, column.raw().data() + (r * c.components + k) * w))
-                        fail(line_of(text, rows[r]), "\"" + std::string(cell) + "\" is not a " + std::string(scalar_name(type)) +
-                                                         " value for " + fields[c.first_field + k].name);
+                        fail(line_of(text, rows[r]), quoted_excerpt(cell) + " is not a " + std::string(scalar_name(type)) +
+                                                         " value for " + quoted_excerpt(fields[c.first_field + k].name));
                 }
         }
         return frame;
@@ -296,7 +297,7 @@ private:
         const std::string key(trim(line.substr(0, colon)));
         const std::string_view value = trim(line.substr(colon + 1));
         auto number = [&](auto& out) {
-            if (!parse_number(value, out)) fail(line_no, "bad value for " + key + ": \"" + std::string(value) + "\"");
+            if (!parse_number(value, out)) fail(line_no, "bad value for " + quoted_excerpt(key) + ": " + quoted_excerpt(value));
         };
         if (key == "step") number(frame.step);
         else if (key == "time") number(frame.time);

@@ -10,11 +10,19 @@ void SingleGroupWriter::write(const Frame& frame) {
     const bool per_frame = pattern_.find("%T") != std::string::npos;
     if (frames_ > 0 && !per_frame)
         throw UsageError(pattern_ + ": " + format_ + " holds one frame; put %T in the output name for one file per frame, "
-                         "or select a frame with --frames");
-    if (frame.groups().size() != 1)
+                         "or keep one frame (particle-convert --frames)");
+    if (frame.groups().size() != 1) {
+        std::string names;
+        for (const Group& g : frame.groups()) names += (names.empty() ? "" : ", ") + g.name();
         throw UsageError(pattern_ + ": " + format_ + " holds one particle group, and frame " + std::to_string(frames_) +
-                         " has " + std::to_string(frame.groups().size()) + "; select one with --groups");
-    auto out = OutputStream::open(expand_step_pattern(pattern_, frame.step), binary_, force_);
+                         " has " + std::to_string(frame.groups().size()) + " (" + names +
+                         "); keep one (particle-convert --groups)");
+    }
+    const std::string name = expand_step_pattern(pattern_, frame.step);
+    // Files are named by step: a second frame of one step would replace the first's file.
+    if (per_frame && !names_.insert(name).second)
+        throw UsageError(name + ": two frames with step " + std::to_string(frame.step) + " (a file per frame is named by step)");
+    auto out = OutputStream::open(name, binary_, force_);
     write_group(*out, frame, frame.groups().front());
     if (per_frame) out->commit();
     else pending_ = std::move(out);

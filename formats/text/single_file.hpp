@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <set>
 #include <string>
 
 #include "base/io.hpp"
@@ -30,6 +31,7 @@ private:
     bool binary_;
     bool force_;
     std::uint64_t frames_ = 0;
+    std::set<std::string> names_;  // with %T: the files written so far
     std::unique_ptr<OutputStream> pending_;
     bool finished_ = false;
 };

@@ -121,7 +121,7 @@ Backend select_backend(std::string_view spec, int cpu_threads, Log* log) {
         if (ec == std::errc() && end == digits.data() + digits.size() && !digits.empty() && index >= 0)
             return Backend::cuda(index);
     }
-    throw UsageError("--device: expected auto, cpu, cuda or cuda:N, got '" + std::string(spec) + "'");
+    throw UsageError("--device must be auto, cpu, cuda or cuda:N (got '" + std::string(spec) + "')");
 }
 
 }  // namespace partikel

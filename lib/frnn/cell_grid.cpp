@@ -15,6 +15,7 @@ namespace partikel::frnn {
 namespace {
 
 constexpr std::size_t kMaxCells = std::size_t{1} << 31;
+constexpr double kMaxCellsAlong = 1e7;
 
 std::string axis_name(int a) { return std::string(1, "xyz"[a]); }
 
@@ -113,8 +114,9 @@ void validate(const GridSpec& spec) {
     }
 }
 
-// Geometry of the grid: dims, cell sizes, reach (see GridSpec for the margin).
-CellGridView make_geometry(const GridSpec& spec, std::size_t& cells) {
+// Geometry of the grid: dims, cell sizes, reach (see GridSpec for the margin); `longest` and
+// `total` get the cells along the longest axis (before the margin) and in all, for the limits.
+CellGridView geometry(const GridSpec& spec, double& longest, int& longest_axis, double& total) {
     CellGridView v{};
     v.origin = spec.domain_min;
     v.box = make_box(spec);
@@ -123,15 +125,16 @@ CellGridView make_geometry(const GridSpec& spec, std::size_t& cells) {
     v.reach = spec.radius * (1.0f + 1.0f / 1048576.0f);
     v.subdivision = spec.subdivision;
     const double s0 = static_cast<double>(spec.radius) / static_cast<double>(1 << spec.subdivision);
-    double n_longest = 1;
-    for (int a = 0; a < 3; ++a)
-        n_longest = std::max(n_longest, std::ceil(static_cast<double>(v.box.length[a]) / s0));
-    if (n_longest > 1e7)
-        throw UsageError("frnn: the domain is " + std::to_string(n_longest) +
-                         " cells long at this radius; use a larger radius, a smaller domain or lower k");
-    const double margin = std::max(1e-6, 6e-7 * (n_longest + 2));
+    longest = 1;
+    longest_axis = 0;
+    for (int a = 0; a < 3; ++a) {
+        const double n = std::ceil(static_cast<double>(v.box.length[a]) / s0);
+        if (n > longest) longest = n, longest_axis = a;
+    }
+    if (longest > kMaxCellsAlong) return v;  // the limit is reached: sizes would not fit the dims
+    const double margin = std::max(1e-6, 6e-7 * (longest + 2));
     const double s = s0 * (1.0 + margin);
-    double total = 1;
+    total = 1;
     for (int a = 0; a < 3; ++a) {
         const double L = v.box.length[a];
         double n;
@@ -151,9 +154,14 @@ CellGridView make_geometry(const GridSpec& spec, std::size_t& cells) {
                                : 0.0f;
         total *= n;
     }
-    if (total >= static_cast<double>(kMaxCells))
-        throw UsageError("frnn: the grid would have " + std::to_string(static_cast<unsigned long long>(total)) +
-                         " cells (limit 2^31); use a larger radius, a smaller domain or lower k");
+    return v;
+}
+
+CellGridView make_geometry(const GridSpec& spec, std::size_t& cells) {
+    if (const auto why = grid_too_large(spec)) throw UsageError("frnn: " + *why);
+    double longest = 0, total = 0;
+    int axis = 0;
+    const CellGridView v = geometry(spec, longest, axis, total);
     cells = static_cast<std::size_t>(total);
     return v;
 }
@@ -174,6 +182,24 @@ std::vector<std::uint32_t> morton_ranks(const CellGridView& v, std::size_t cells
 }
 
 }  // namespace
+
+std::optional<std::string> grid_too_large(const GridSpec& spec) {
+    validate(spec);
+    double longest = 0, total = 0;
+    int axis = 0;
+    geometry(spec, longest, axis, total);
+    const auto length = [&](int a) { return format_g(spec.domain_max[a] - spec.domain_min[a]); };
+    const std::string cells = " cells of " + format_g(double(spec.radius) / double(1 << spec.subdivision)) +
+                              " m (search radius " + format_g(spec.radius) + " m / 2^" +
+                              std::to_string(spec.subdivision) + ")";
+    if (longest > kMaxCellsAlong)
+        return "the grid would be " + format_g(longest) + cells + " along " + axis_name(axis) + ", across " +
+               length(axis) + " m (at most " + format_g(kMaxCellsAlong) + ")";
+    if (total >= static_cast<double>(kMaxCells))
+        return "the grid would have " + format_g(total) + cells + " in a domain of " + length(0) + " x " + length(1) +
+               " x " + length(2) + " m (at most 2^31)";
+    return std::nullopt;
+}
 
 CellGrid::CellGrid(const Backend& backend, const GridSpec& spec, std::size_t max_particles)
     : backend_(backend), spec_(spec), max_particles_(max_particles) {

@@ -51,6 +51,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "core/backend.hpp"
@@ -90,6 +92,11 @@ struct GridSpec {
 };
 
 Box make_box(const GridSpec& spec);
+
+// Why a grid of `spec` would be too large (over 1e7 cells along an axis, or 2^31 in all), in
+// numbers, or nothing. CellGrid's constructor throws it as a UsageError; a program that chose
+// the radius and domain for its user checks first and says what to change with its own flags.
+std::optional<std::string> grid_too_large(const GridSpec& spec);
 
 // Trivially copyable; passed by value into kernels (both backends).
 struct CellGridView {

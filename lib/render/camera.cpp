@@ -7,6 +7,7 @@
 
 #include "base/error.hpp"
 #include "base/io.hpp"
+#include "base/log.hpp"
 
 namespace partikel::render {
 
@@ -14,7 +15,12 @@ namespace {
 
 constexpr double kPi = std::numbers::pi;
 
-Vec3f normalized(Vec3f v) { return v / norm(v); }
+// |v| in double: the squares of float lengths overflow (beyond 1e19 m) or vanish (below 1e-19 m).
+double length(Vec3f v) { return std::sqrt(double(v.x) * v.x + double(v.y) * v.y + double(v.z) * v.z); }
+Vec3f normalized(Vec3f v) {
+    const double l = length(v);
+    return {float(v.x / l), float(v.y / l), float(v.z / l)};
+}
 
 std::string describe(Vec3f v) {
     std::ostringstream s;
@@ -35,13 +41,16 @@ CameraView make_view(const Camera& camera, int width, int height) {
     if (!(camera.fov_y_deg > 0.0f && camera.fov_y_deg < 180.0f))
         throw UsageError("field of view must be in (0, 180) degrees, got " + std::to_string(camera.fov_y_deg));
     const Vec3f view = camera.target - camera.eye;
-    const float distance = norm(view);
-    if (!(distance > 0.0f))
+    const double distance = length(view);
+    if (!(distance > 0.0))
         throw UsageError("camera eye and target coincide (" + describe(camera.eye) + ")");
-    if (!(norm(camera.up) > 0.0f)) throw UsageError("camera up vector is zero");
+    if (!std::isfinite(distance) || !finite(view))
+        throw UsageError("camera eye (" + describe(camera.eye) + ") and target (" + describe(camera.target) +
+                         ") are too far apart for float coordinates");
+    if (!(length(camera.up) > 0.0)) throw UsageError("camera up vector is zero");
     CameraView v;
     v.eye = camera.eye;
-    v.forward = view / distance;
+    v.forward = normalized(view);
     v.world_up = normalized(camera.up);
     // Right-handed world, left-handed camera space: right = forward x up, up = right x forward.
     const Vec3f right = cross(v.forward, v.world_up);
@@ -53,7 +62,7 @@ CameraView make_view(const Camera& camera, int width, int height) {
     v.height = height;
     v.tan_half_y = float(std::tan(double(camera.fov_y_deg) * kPi / 360.0));
     v.tan_half_x = v.tan_half_y * float(width) / float(height);
-    v.near_m = 1e-4f * distance;
+    v.near_m = float(1e-4 * distance);
     return v;
 }
 
@@ -89,11 +98,11 @@ std::array<float, 16> world_to_ndc_matrix(const CameraView& v) {
 Camera fit_camera(Vec3f lo, Vec3f hi, Vec3f direction, Vec3f up, float fov_y_deg, float aspect_w_over_h,
                   float margin) {
     if (!finite(lo) || !finite(hi)) throw UsageError("cannot fit the camera to non-finite bounds");
-    if (!(norm(direction) > 0.0f)) throw UsageError("camera direction is zero");
+    if (!(length(direction) > 0.0)) throw UsageError("camera direction is zero");
     Camera camera;
     camera.up = up;
     camera.fov_y_deg = fov_y_deg;
-    camera.target = 0.5f * (lo + hi);
+    for (int k = 0; k < 3; ++k) camera.target[k] = float(0.5 * (double(lo[k]) + double(hi[k])));
     const Vec3f back = normalized(direction);
     // The view's axes do not depend on the distance: take them from a provisional eye.
     camera.eye = camera.target + back;
@@ -110,7 +119,14 @@ Camera fit_camera(Vec3f lo, Vec3f hi, Vec3f direction, Vec3f up, float fov_y_deg
                              double(margin) * std::fabs(y) / tan_y - z});
     }
     if (!(distance > 0.0)) distance = 1.0;
-    camera.eye = camera.target + float(distance) * back;
+    for (int k = 0; k < 3; ++k) camera.eye[k] = float(double(camera.target[k]) + distance * double(back[k]));
+    // Float coordinates (about 7 digits, up to 3.4e38) must tell the eye from the target.
+    const std::string span = "the particles span (" + describe(lo) + ") to (" + describe(hi) + ")";
+    if (!finite(camera.eye) || !finite(camera.target - camera.eye))
+        throw UsageError(span + ": a camera showing them all would stand " + format_g(distance) +
+                         " m away, beyond float coordinates");
+    if (!(length(camera.target - camera.eye) > 0.0))
+        throw UsageError(span + ": so small an extent so far from the origin is below the precision of float coordinates");
     return camera;
 }
 

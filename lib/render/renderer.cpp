@@ -275,11 +275,13 @@ void Renderer::render_fluid(const FrameInput& frame) {
                     }
                     if (bf.grid) ++bf.reallocations;
                     // Cells of edge h (k = 1): the fastest at SPH densities (docs/PERFORMANCE.md).
-                    bf.grid = std::make_unique<frnn::CellGrid>(
-                        backend_,
-                        frnn::GridSpec{.domain_min = bf.grid_lo, .domain_max = bf.grid_hi, .radius = support,
-                                       .subdivision = 1},
-                        bf.capacity.particles);
+                    const frnn::GridSpec spec{.domain_min = bf.grid_lo, .domain_max = bf.grid_hi, .radius = support,
+                                              .subdivision = 1};
+                    if (const auto why = frnn::grid_too_large(spec))
+                        throw UsageError("fluid surface: the neighbour search of the anisotropic splats: " + *why +
+                                         "; the fluid spreads too far for its smoothing length (a larger "
+                                         "--smoothing-length, or a frame without far-flung particles)");
+                    bf.grid = std::make_unique<frnn::CellGrid>(backend_, spec, bf.capacity.particles);
                 }
                 bf.grid->build(exec, bf.positions.data(), n);
                 compute_ellipsoids(exec, bf.grid->view(), settings_.anisotropy, bf.ellipsoids.data());

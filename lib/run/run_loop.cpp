@@ -2,7 +2,6 @@
 
 #include <cmath>
 #include <cstdio>
-#include <csignal>
 
 #include "base/error.hpp"
 #include "base/log.hpp"
@@ -17,7 +16,8 @@ namespace partikel::run {
 
 namespace {
 
-// Graceful interrupts for the life of a run: the first SIGINT/SIGTERM stops it between steps.
+// Graceful interrupts for the life of a run: the first SIGINT, SIGTERM or SIGHUP stops it between
+// steps (base/io.hpp says what a second one does).
 struct GracefulInterrupts {
     GracefulInterrupts() { set_graceful_interrupts(true); }
     ~GracefulInterrupts() { set_graceful_interrupts(false); }
@@ -126,7 +126,7 @@ RunReport run_simulation(Simulation& sim, fmt::FrameWriter& writer, const RunOpt
     report.last_frame_step = output.last_step();
     report.interrupted = interrupt_signal() != 0;
     if (report.interrupted)
-        log.note(std::string("interrupted by ") + (interrupt_signal() == SIGTERM ? "SIGTERM" : "SIGINT") +
+        log.note("interrupted by " + signal_name(interrupt_signal()) +
                  " at step " + std::to_string(report.last_step) + " (t = " + format_g(report.last_time) +
                  "); the last frame of " + writer.name() + " is a restart point");
     return report;

@@ -10,9 +10,9 @@
 // when the writer falls behind the steps wait and the progress line says so), writes the
 // diagnostics table, puts provenance on every frame, shows progress with ETA (a line every
 // `progress_interval_s` when stderr is not a terminal), and stops cleanly: on NumericalError the
-// frames written so far are kept and the error says up to which step; on SIGINT/SIGTERM the
-// frame being written is finished, the output is closed and kept, and the report says how far it
-// got (its last frame is a valid restart point).
+// frames written so far are kept and the error says up to which step; on SIGINT, SIGTERM or
+// SIGHUP the frame being written is finished, the output is closed and kept, and the report says
+// how far it got (its last frame is a valid restart point).
 #pragma once
 
 #include <cstdint>
@@ -52,7 +52,7 @@ struct RunReport {
     std::size_t particles = 0;                // at the start
     std::uint64_t frames_written = 0;
     std::int64_t last_frame_step = -1;
-    bool interrupted = false;                 // stopped by SIGINT/SIGTERM
+    bool interrupted = false;                 // stopped by SIGINT, SIGTERM or SIGHUP
     double writer_wait_seconds = 0.0;         // the steps waited this long for the frame writer
     std::string summary() const;              // one line: steps, time, wall time, particle-steps/s, frames
 };

@@ -4,6 +4,7 @@
 
 #include "base/error.hpp"
 #include "base/vec.hpp"
+#include "base/log.hpp"
 #include "sph/snow.hpp"
 
 namespace partikel::sph {
@@ -13,13 +14,14 @@ float smoothing_length_coefh(float dx_m, float coefh) { return coefh * std::sqrt
 
 namespace {
 
+// "--kernel must be wendland or cubic (got 'foo')", naming the flag or attribute `source`.
 template <class E, std::size_t N>
-E parse_enum(std::string_view s, const std::array<std::pair<std::string_view, E>, N>& names, const char* what) {
+E parse_enum(std::string_view s, const std::array<std::pair<std::string_view, E>, N>& names, std::string_view source) {
     for (const auto& [name, value] : names)
         if (name == s) return value;
     std::string list;
-    for (const auto& [name, value] : names) list += (list.empty() ? "" : ", ") + std::string(name);
-    throw UsageError("unknown " + std::string(what) + " '" + std::string(s) + "' (one of: " + list + ")");
+    for (std::size_t i = 0; i < N; ++i) list += (i == 0 ? "" : i + 1 == N ? " or " : ", ") + std::string(names[i].first);
+    throw UsageError(std::string(source) + " must be " + list + " (got '" + std::string(s) + "')");
 }
 template <class E, std::size_t N>
 std::string_view enum_name(E v, const std::array<std::pair<std::string_view, E>, N>& names) {
@@ -67,8 +69,10 @@ float muller_lattice_mass(float rho0, float dx_m, float h_m) {
 float sound_speed(const SphParams& p) { return p.model == Model::wcsph ? p.c0 : std::sqrt(p.rheology.gas_constant); }
 std::string_view to_string(Model v) { return enum_name(v, kModels); }
 std::string_view to_string(StressForm v) { return enum_name(v, kStressForms); }
-Model parse_model(std::string_view s) { return parse_enum(s, kModels, "model"); }
-StressForm parse_stress_form(std::string_view s) { return parse_enum(s, kStressForms, "stress form"); }
+Model parse_model(std::string_view s, std::string_view source) { return parse_enum(s, kModels, source); }
+StressForm parse_stress_form(std::string_view s, std::string_view source) {
+    return parse_enum(s, kStressForms, source);
+}
 
 std::string_view to_string(KernelKind v) { return enum_name(v, kKernels); }
 std::string_view to_string(DensityScheme v) { return enum_name(v, kDensity); }
@@ -76,24 +80,32 @@ std::string_view to_string(Integrator v) { return enum_name(v, kIntegrators); }
 std::string_view to_string(DensityDiffusion v) { return enum_name(v, kDiffusion); }
 std::string_view to_string(Face v) { return enum_name(v, kFaces); }
 std::string_view to_string(TerrainLaw v) { return enum_name(v, kTerrainLaws); }
-TerrainLaw parse_terrain_law(std::string_view s) { return parse_enum(s, kTerrainLaws, "terrain law"); }
-KernelKind parse_kernel(std::string_view s) { return parse_enum(s, kKernels, "kernel"); }
-DensityScheme parse_density_scheme(std::string_view s) { return parse_enum(s, kDensity, "density scheme"); }
-Integrator parse_integrator(std::string_view s) { return parse_enum(s, kIntegrators, "integrator"); }
-DensityDiffusion parse_diffusion(std::string_view s) { return parse_enum(s, kDiffusion, "density diffusion"); }
+TerrainLaw parse_terrain_law(std::string_view s, std::string_view source) {
+    return parse_enum(s, kTerrainLaws, source);
+}
+KernelKind parse_kernel(std::string_view s, std::string_view source) { return parse_enum(s, kKernels, source); }
+DensityScheme parse_density_scheme(std::string_view s, std::string_view source) {
+    return parse_enum(s, kDensity, source);
+}
+Integrator parse_integrator(std::string_view s, std::string_view source) {
+    return parse_enum(s, kIntegrators, source);
+}
+DensityDiffusion parse_diffusion(std::string_view s, std::string_view source) {
+    return parse_enum(s, kDiffusion, source);
+}
 
-std::array<Face, 6> parse_faces(std::string_view s) {
+std::array<Face, 6> parse_faces(std::string_view s, std::string_view source) {
     std::vector<Face> faces;
     std::size_t start = 0;
     while (start <= s.size()) {
         std::size_t comma = s.find(',', start);
         if (comma == std::string_view::npos) comma = s.size();
-        faces.push_back(parse_enum(s.substr(start, comma - start), kFaces, "face"));
+        faces.push_back(parse_enum(s.substr(start, comma - start), kFaces, source));
         start = comma + 1;
     }
     if (faces.size() == 1) faces.assign(6, faces[0]);
     if (faces.size() != 6)
-        throw UsageError("faces: give one value or six (x-,x+,y-,y+,z-,z+), got '" + std::string(s) + "'");
+        throw UsageError(std::string(source) + " must be one face kind or six (x-,x+,y-,y+,z-,z+) (got '" + std::string(s) + "')");
     std::array<Face, 6> out{};
     for (int f = 0; f < 6; ++f) out[f] = faces[f];
     return out;
@@ -106,44 +118,61 @@ std::string faces_to_string(const std::array<Face, 6>& faces) {
 }
 
 void validate(const SphParams& p) {
+    // Each value names the attribute frames keep it in (sph-step's flags of the same name are
+    // bounded where they are parsed, so these speak of the frame): "sph.cfl must be ... (got 5)".
     auto require = [](bool ok, const std::string& what) {
         if (!ok) throw UsageError(what);
     };
-    require(p.dx_m > 0 && p.h_m > 0, "dx and h must be positive");
-    require(p.rho0 > 0 && p.c0 > 0 && p.gamma >= 1, "rho0, c0 must be positive and gamma >= 1");
-    require(p.alpha >= 0 && p.laminar_nu >= 0, "viscosities must be non-negative");
-    require(p.cfl > 0 && p.cfl <= 1, "cfl must be in (0, 1]");
-    require(p.shepard_every >= 0 && p.verlet_euler_every >= 1, "shepard/verlet intervals must be non-negative");
-    require(p.xsph_epsilon >= 0 && p.xsph_epsilon <= 1, "xsph epsilon must be in [0, 1]");
+    const auto got = [](double v) { return " (got " + format_g(v) + ")"; };
+    require(p.dx_m > 0, "sph.dx must be > 0" + got(p.dx_m));
+    require(p.h_m > 0, "sph.h must be > 0" + got(p.h_m));
+    require(p.rho0 > 0, "sph.rho0 must be > 0" + got(p.rho0));
+    require(p.c0 > 0, "sph.c0 (--c0) must be > 0" + got(p.c0));
+    require(p.gamma >= 1, "sph.gamma must be >= 1" + got(p.gamma));
+    require(p.alpha >= 0, "sph.alpha (--alpha) must be >= 0" + got(p.alpha));
+    require(p.laminar_nu >= 0, "sph.laminar_nu (--laminar-nu) must be >= 0" + got(p.laminar_nu));
+    require(p.cfl > 0 && p.cfl <= 1, "sph.cfl (--cfl) must be > 0 and <= 1" + got(p.cfl));
+    require(p.dt_max_s >= p.dt_min_s, "sph.dt_max (--dt-max) must be >= sph.dt_min, " + format_g(p.dt_min_s) + " s" + got(p.dt_max_s));
+    require(p.shepard_every >= 0, "sph.shepard_every (--shepard-every) must be >= 0" + got(p.shepard_every));
+    require(p.verlet_euler_every >= 1, "sph.verlet_euler_every (--verlet-euler-every) must be >= 1" + got(p.verlet_euler_every));
+    require(p.xsph_epsilon >= 0 && p.xsph_epsilon <= 1, "sph.xsph_epsilon (--xsph) must be in 0..1" + got(p.xsph_epsilon));
     require((p.density_min == 0 && p.density_max == 0) || (p.density_min < p.rho0 && p.rho0 < p.density_max),
-            "density limits must enclose rho0 (min < rho0 < max), or both be 0 (off)");
+            "sph.density_min and sph.density_max (--density-limits) must enclose sph.rho0 " + format_g(p.rho0) +
+                ", or both be 0 (off) (got " + format_g(p.density_min) + ", " + format_g(p.density_max) + ")");
     // The neighbour search squares distances in float (base/vec.hpp, kMaxCoordinate).
-    require(kernel_support(p) <= kMaxCoordinate, "the kernel support (h times its radius) must be at most 1e18 m");
+    require(kernel_support(p) <= kMaxCoordinate, "the kernel support (h times its radius) must be at most 1e18 m" + got(kernel_support(p)));
     for (int axis = 0; axis < 3; ++axis) {
-        require(p.domain_max[axis] > p.domain_min[axis], "domain.max must exceed domain.min on every axis");
+        const std::string name = std::string(1, "xyz"[axis]);
+        require(p.domain_max[axis] > p.domain_min[axis],
+                "domain.max must exceed domain.min along " + name + " (got " + format_g(p.domain_min[axis]) + " to " +
+                    format_g(p.domain_max[axis]) + ")");
         require(std::fabs(p.domain_min[axis]) <= kMaxCoordinate && std::fabs(p.domain_max[axis]) <= kMaxCoordinate,
-                "the domain must lie within +-1e18 m");
+                "the domain must lie within +-1e18 m along " + name);
         bool lo = p.faces[2 * axis] == Face::periodic, hi = p.faces[2 * axis + 1] == Face::periodic;
-        require(lo == hi, "periodic faces come in pairs (both faces of an axis)");
+        require(lo == hi, "sph.faces (--faces) must make both faces along " + name + " periodic, or neither");
         if (lo)
             require(p.domain_max[axis] - p.domain_min[axis] >= 3.0f * kernel_support(p),
-                    "a periodic axis must be at least three kernel supports long");
+                    "a periodic axis must be at least three kernel supports long (" + name + ": " +
+                        format_g(p.domain_max[axis] - p.domain_min[axis]) + " m, support " + format_g(kernel_support(p)) + " m)");
     }
     if (p.wave_maker.face >= 0) {
         require(p.wave_maker.face < 6 && p.faces[p.wave_maker.face] == Face::wall,
-                "the wave maker must be a wall face");
-        require(p.wave_maker.period_s > 0, "wave maker period must be positive");
+                "sph.wave_maker.face (--wave-face) must be a wall face (0..5 = x-..z+)" + got(p.wave_maker.face));
+        require(p.wave_maker.period_s > 0, "sph.wave_maker.period (--wave-period) must be > 0" + got(p.wave_maker.period_s));
     }
-    require(p.dt_fixed_s >= 0, "the fixed time step must be non-negative (0: adaptive)");
+    require(p.dt_fixed_s >= 0, "sph.dt_fixed (--dt) must be >= 0 (0: adaptive)" + got(p.dt_fixed_s));
     if (is_snow_model(p)) {
         const Rheology& r = p.rheology;
-        require(r.gas_constant > 0, "the gas constant k must be positive");
-        require(r.mu >= 0 && r.mu_solid >= 0 && r.yield_stress >= 0, "mu, mu_solid and the yield stress must be non-negative");
-        require(r.power_n > 0, "the flow index n must be positive");
-        require(r.xsph_phi >= 0 && r.xsph_phi <= 1, "xsph phi must be in [0, 1]");
-        require(r.max_speed >= 0 && r.max_acceleration >= 0, "speed and acceleration caps must be non-negative (0: off)");
+        require(r.gas_constant > 0, "snow.gas_constant (--gas-constant) must be > 0" + got(r.gas_constant));
+        require(r.mu >= 0, "snow.mu (--mu) must be >= 0" + got(r.mu));
+        require(r.mu_solid >= 0, "snow.mu_solid (--mu-solid) must be >= 0" + got(r.mu_solid));
+        require(r.yield_stress >= 0, "snow.yield_stress (--yield-stress) must be >= 0" + got(r.yield_stress));
+        require(r.power_n > 0, "snow.power_n (--power-n) must be > 0" + got(r.power_n));
+        require(r.xsph_phi >= 0 && r.xsph_phi <= 1, "snow.xsph_phi (--xsph-phi) must be in 0..1" + got(r.xsph_phi));
+        require(r.max_speed >= 0, "snow.max_speed (--max-speed) must be >= 0 (0: off)" + got(r.max_speed));
+        require(r.max_acceleration >= 0, "snow.max_acceleration (--max-acceleration) must be >= 0 (0: off)" + got(r.max_acceleration));
     }
-    require(p.boundary_motion.period_s > 0, "boundary motion period must be positive");
+    require(p.boundary_motion.period_s > 0, "sph.boundary_motion.period must be > 0" + got(p.boundary_motion.period_s));
     if (!p.terrain.empty())
         require(p.terrain.nx >= 2 && p.terrain.nz >= 2 &&
                     p.terrain.height_m.size() == std::size_t(p.terrain.nx) * std::size_t(p.terrain.nz) &&

@@ -166,17 +166,19 @@ std::string_view to_string(Integrator v);
 std::string_view to_string(DensityDiffusion v);
 std::string_view to_string(Face v);
 std::string_view to_string(TerrainLaw v);
-TerrainLaw parse_terrain_law(std::string_view s);  // "repulsive" or "penalty"; UsageError otherwise
 std::string_view to_string(Model v);
 std::string_view to_string(StressForm v);
-Model parse_model(std::string_view s);
-StressForm parse_stress_form(std::string_view s);
-KernelKind parse_kernel(std::string_view s);  // UsageError on an unknown name
-DensityScheme parse_density_scheme(std::string_view s);
-Integrator parse_integrator(std::string_view s);
-DensityDiffusion parse_diffusion(std::string_view s);
+// The names back; an unknown one is a UsageError naming where it came from, `source` (a flag,
+// "--kernel", or an attribute, "sph.kernel"): "--kernel must be wendland or cubic (got 'foo')".
+TerrainLaw parse_terrain_law(std::string_view s, std::string_view source = "sph.terrain.law");
+Model parse_model(std::string_view s, std::string_view source = "sph.model");
+StressForm parse_stress_form(std::string_view s, std::string_view source = "snow.stress_form");
+KernelKind parse_kernel(std::string_view s, std::string_view source = "sph.kernel");
+DensityScheme parse_density_scheme(std::string_view s, std::string_view source = "sph.density");
+Integrator parse_integrator(std::string_view s, std::string_view source = "sph.integrator");
+DensityDiffusion parse_diffusion(std::string_view s, std::string_view source = "sph.diffusion");
 // "wall,wall,wall,open,wall,wall" or one value for all six faces.
-std::array<Face, 6> parse_faces(std::string_view s);
+std::array<Face, 6> parse_faces(std::string_view s, std::string_view source = "sph.faces");
 std::string faces_to_string(const std::array<Face, 6>& faces);
 
 // Checks consistency (positive h, c0, periodic faces in pairs, ...); UsageError otherwise.

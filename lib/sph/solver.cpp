@@ -6,6 +6,7 @@
 #include <span>
 
 #include "base/error.hpp"
+#include "base/log.hpp"
 #include "core/dispatch.hpp"
 #include "core/memory.hpp"
 #include "sph/snow.hpp"
@@ -31,6 +32,11 @@ frnn::GridSpec grid_spec(const SphParams& p, bool deterministic, int subdivision
     for (int k = 0; k < 3; ++k) volume *= double(spec.domain_max[k]) - double(spec.domain_min[k]);
     spec.subdivision = subdivision >= 0 ? subdivision : frnn::default_subdivision(spec.radius, p.dx_m, gpu, volume, n);
     spec.sort = deterministic ? frnn::SortMethod::radix : frnn::SortMethod::counting;
+    // The frame chose the domain and h: frnn gives the numbers, this says what to change.
+    if (const auto why = frnn::grid_too_large(spec))
+        throw UsageError("sph: the neighbour grid: " + *why + "; the domain (sph.domain_min, sph.domain_max) is too " +
+                         "large for the kernel support (" + format_g(support) + " m, from sph.h): make the scene " +
+                         "with a larger --dx or a smaller domain, or use fewer cells per h (sph-step --grid-subdivision 0)");
     return spec;
 }
 

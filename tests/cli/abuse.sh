@@ -132,10 +132,13 @@ for prog in "${programs[@]}"; do
     # COUNT values "V,0,0": the bad one first.
     value() { local v=$1; for ((k = 1; k < count; ++k)); do v+=",0"; done; echo "$v"; }
     if [ "$type" = FLOAT ]; then
-      for v in nan inf 1e39; do
+      for v in nan inf; do
         # shellcheck disable=SC2086
         attempt "$flag $v" 2 "$flag must be a finite number (got $v)" "$prog" ${base[$prog]} "$flag=$(value $v)"
       done
+      # shellcheck disable=SC2086
+      attempt "$flag 1e39" 2 "$flag must be between -3.402823466e+38 and 3.402823466e+38 (got 1e39)" "$prog" \
+        ${base[$prog]} "$flag=$(value 1e39)"
       for v in -1 1e30; do
         # shellcheck disable=SC2086
         attempt "$flag $v" "1 2" "" "$prog" ${base[$prog]} "$flag=$(value $v)"

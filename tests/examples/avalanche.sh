@@ -40,7 +40,7 @@ check "avalanche needs a terrain" 2 sph-init avalanche --dx 1
 expect_error "avalanche needs a terrain" sph-init "needs a terrain"
 check "unknown law" 2 sph-init avalanche --terrain valley.png --terrain-cell 0.5 --terrain-scale 0.002 \
   --terrain-law sticky -o x.pks
-expect_error "unknown law" sph-init "unknown terrain law 'sticky'"
+expect_error "unknown law" sph-init "--terrain-law must be repulsive or penalty (got 'sticky')"
 check "negative stiffness" 2 sph-step -i river.pks -o x.pks --steps 1 --terrain-stiffness -5
 check "release outside" 2 sph-init river --terrain valley.png --terrain-cell 0.5 --release 0,0,500,10 -o x.pks
 expect_error "release outside" sph-init "release zone"

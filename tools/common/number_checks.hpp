@@ -3,7 +3,8 @@
 // messages, so programs use these: `app.add_option("--theta", theta)->check(finite_positive())`.
 // Tool::run adds finite_number() to every floating-point option and whole_number() to every
 // integer option by itself, so no flag of any program accepts NaN, infinity or a number its
-// type cannot hold. A failed check reads "--dx must be > 0 (got -1)".
+// type cannot hold. A failed check reads "--dx must be > 0 (got -1)"; a list of words is
+// one_of({"tsv", "csv"}).
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -14,6 +15,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 namespace partikel::tools {
 
@@ -33,8 +35,9 @@ CLI::Validator real_check(const std::string& description, const std::string& exp
         [accept, expected](std::string& text) -> std::string {
             double value = 0.0;
             if (!CLI::detail::lexical_cast(text, value)) return "must be a number (got '" + text + "')";
-            if (!std::isfinite(value) || std::fabs(value) > double(FLT_MAX))
-                return "must be a finite number (got " + text + ")";
+            if (!std::isfinite(value)) return "must be a finite number (got " + text + ")";
+            if (std::fabs(value) > double(FLT_MAX))  // finite, but not as the float many flags are held in
+                return "must be between -" + format_bound(FLT_MAX) + " and " + format_bound(FLT_MAX) + " (got " + text + ")";
             return accept(value) ? std::string() : "must be " + expected + " (got " + text + ")";
         },
         description);
@@ -88,6 +91,36 @@ inline CLI::Validator number_above_at_most(double lo, double hi) {
     const std::string expected = "> " + detail::format_bound(lo) + " and <= " + detail::format_bound(hi);
     return detail::real_check("(" + detail::format_bound(lo) + ", " + detail::format_bound(hi) + "]", expected,
                               [lo, hi](double v) { return v > lo && v <= hi; });
+}
+
+// A number in (lo, hi): "must be > 0 and < 180 (got 180)".
+inline CLI::Validator number_above_below(double lo, double hi) {
+    const std::string expected = "> " + detail::format_bound(lo) + " and < " + detail::format_bound(hi);
+    return detail::real_check("(" + detail::format_bound(lo) + ", " + detail::format_bound(hi) + ")", expected,
+                              [lo, hi](double v) { return v > lo && v < hi; });
+}
+// A number >= lo: "must be >= 1 (got 0.5)".
+inline CLI::Validator number_at_least(double lo) {
+    return detail::real_check(">=" + detail::format_bound(lo), ">= " + detail::format_bound(lo),
+                              [lo](double v) { return v >= lo; });
+}
+
+// One of a list of words: "--units must be nbody or astro (got 'foo')". (CLI11's IsMember reads
+// "foo not in {nbody,astro}".)
+inline CLI::Validator one_of(std::vector<std::string> words) {
+    std::string expected;
+    for (std::size_t i = 0; i < words.size(); ++i)
+        expected += (i == 0 ? "" : i + 1 == words.size() ? " or " : ", ") + words[i];
+    std::string description = "{";
+    for (std::size_t i = 0; i < words.size(); ++i) description += (i ? "," : "") + words[i];
+    description += "}";
+    return CLI::Validator(
+        [words, expected](std::string& text) -> std::string {
+            for (const std::string& w : words)
+                if (text == w) return std::string();
+            return "must be " + expected + " (got '" + text + "')";
+        },
+        description);
 }
 
 // The largest --threads: far beyond any host's cores, far below the thousands of OS threads that

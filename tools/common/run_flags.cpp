@@ -5,7 +5,8 @@
 
 namespace partikel::tools {
 
-void add_run_flags(CLI::App& app, RunFlags& f, const std::string& time_unit) {
+void add_run_flags(Tool& tool, RunFlags& f, const std::string& time_unit) {
+    CLI::App& app = tool.app();
     run::RunOptions& o = f.options;
     app.add_option("--until", o.until, "Run until this simulated time [" + time_unit + "]")->group("Run");
     app.add_option("--steps", o.steps, "Run this many steps")->group("Run");
@@ -14,9 +15,9 @@ void add_run_flags(CLI::App& app, RunFlags& f, const std::string& time_unit) {
     app.add_option("--start-frame", f.start_frame, "Start from frame N of the input (0-based; -1: the last)")
         ->capture_default_str()
         ->group("Run");
-    app.add_option("--diag", o.diag_path, "Write a diagnostics row to FILE at every frame")->group("Run");
+    tool.add_output("--diag", o.diag_path, "Write a diagnostics row to FILE at every frame ('-': stdout)")->group("Run");
     app.add_option("--diag-format", f.diag_format, "Diagnostics as tsv, csv or jsonl")
-        ->check(CLI::IsMember({"tsv", "csv", "jsonl"}))
+        ->check(one_of({"tsv", "csv", "jsonl"}))
         ->capture_default_str()
         ->group("Run");
     app.add_option("--diag-every-steps", o.diag_every_steps, "Also write a diagnostics row every N steps")->group("Run");

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 
+#include "base/error.hpp"
 #include "common/tool.hpp"
 #include "formats/reader.hpp"
 #include "run/frame_output.hpp"
@@ -23,7 +24,7 @@ struct RunFlags {
 
 // --until, --steps, --every, --every-steps (in `time_unit` of simulated time or steps),
 // --diag, --diag-format, --diag-every-steps, --start-frame, --zstd-level.
-void add_run_flags(CLI::App& app, RunFlags& flags, const std::string& time_unit = "s");
+void add_run_flags(Tool& tool, RunFlags& flags, const std::string& time_unit = "s");
 
 // The run loop's options after parsing: progress as the tool's --progress/--quiet say.
 run::RunOptions run_options(const RunFlags& flags, Tool& tool, const std::string& label);

@@ -5,9 +5,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cerrno>
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <iterator>
 #include <new>
 #include <sstream>
 
@@ -27,10 +31,99 @@ bool valid_device_spec(const std::string& spec) {
            (spec.size() > 5 && spec.starts_with("cuda:") && spec.find_first_not_of("0123456789", 5) == std::string::npos);
 }
 
+// A message as one line of readable length: whatever a library echoes (a field of a damaged
+// file, a line of a config file), the user gets its start and its length.
 std::string one_line(std::string text) {
+    constexpr std::size_t kMostShown = 600;
+    if (text.size() > kMostShown)
+        text = text.substr(0, kMostShown) + "... (message cut at " + std::to_string(kMostShown) + " of " +
+               std::to_string(text.size()) + " bytes)";
     for (char& c : text)
-        if (c == '\n' || c == '\r') c = ' ';
+        if (c == '\n' || c == '\r' || c == '\0') c = ' ';
     return text;
+}
+
+// The option a CLI11 message is about: the longest option name (or positional) it contains.
+const CLI::Option* option_in(const std::string& message, const CLI::App& app) {
+    const CLI::Option* found = nullptr;
+    std::size_t longest = 0;
+    for (const CLI::Option* option : app.get_options()) {
+        const std::string name = option->get_name();
+        if (name.size() <= longest || name.empty()) continue;
+        const auto at = message.find(name);
+        // A whole name: "--dx" is not the option of "--dx-max".
+        if (at == std::string::npos) continue;
+        const char after = at + name.size() < message.size() ? message[at + name.size()] : ' ';
+        if (std::isalnum(static_cast<unsigned char>(after)) || after == '-' || after == '_') continue;
+        found = option;
+        longest = name.size();
+    }
+    return found;
+}
+
+std::string value_kind(const CLI::Option& option) {
+    std::string type = option.get_type_name();
+    if (type.starts_with("[")) type.erase(0, 1);
+    if (type.starts_with("FLOAT")) return "a number";
+    if (type.starts_with("INT") || type.starts_with("UINT")) return "a whole number";
+    if (type.starts_with("BOOL")) return "true or false";
+    return "a value";
+}
+
+// The number after `word` in `message` ("received 2"), or -1.
+long number_after(const std::string& message, const std::string& word) {
+    const auto at = message.find(word);
+    if (at == std::string::npos) return -1;
+    return std::strtol(message.c_str() + at + word.size(), nullptr, 10);
+}
+
+// A parse error in the README's form, "--dx must be ..." naming the flag. CLI11 words its
+// errors its own way, differently by version ("--dt: At Most 1 required but received 2",
+// "Could not convert: --quiet = abc"), so the option is looked up and the sentence made here.
+std::string usage_text(const CLI::ParseError& e, const CLI::App& app) {
+    std::string message = one_line(e.what());
+    const CLI::Option* option = option_in(message, app);
+    const std::string name = option ? option->get_name() : std::string();
+    if (dynamic_cast<const CLI::ValidationError*>(&e)) {
+        // Our checks: "--dx: must be > 0 (got -1)" reads "--dx must be > 0 (got -1)".
+        if (const auto at = message.find(": must be "); at != std::string::npos) message.erase(at, 1);
+        return message;
+    }
+    if (dynamic_cast<const CLI::ArgumentMismatch*>(&e) && option) {
+        const long got = number_after(message, "received ");
+        if (message.find("missing") != std::string::npos || got == 0)
+            return name + " must be followed by " + value_kind(*option);
+        const int least = option->get_expected_min(), most = option->get_expected_max();
+        const std::string given = got > 0 ? " (got " + std::to_string(got) + ")" : "";
+        if (most <= 1) return name + " must be given once" + (got > 0 ? " (got " + std::to_string(got) + " values)" : "");
+        if (least == most) return name + " must be " + std::to_string(least) + " comma-separated values" + given;
+        return name + " must be " + std::to_string(least) + " to " + std::to_string(most) + " comma-separated values" + given;
+    }
+    if (dynamic_cast<const CLI::ConversionError*>(&e) && option) {
+        const auto equals = message.rfind(" = ");
+        const std::string value = equals == std::string::npos ? "" : " (got '" + message.substr(equals + 3) + "')";
+        if (option->get_expected_max() == 0) return name + " takes no value" + value;
+        return name + " must be " + value_kind(*option) + value;
+    }
+    if (dynamic_cast<const CLI::ExtrasError*>(&e)) {
+        const auto colon = message.find(": ");
+        const std::string extra = colon == std::string::npos ? message : message.substr(colon + 2);
+        return "unexpected argument '" + extra + "' (a value follows the flag it belongs to; flags without values take none)";
+    }
+    if (dynamic_cast<const CLI::RequiredError*>(&e) && option) return name + " must be given";
+    if (dynamic_cast<const CLI::ExcludesError*>(&e)) {
+        const auto at = message.find(" excludes ");
+        if (at != std::string::npos)
+            return "give " + message.substr(0, at) + " or " + message.substr(at + 10) + ", not both";
+    }
+    if (dynamic_cast<const CLI::FileError*>(&e)) {
+        // --config FILE that cannot be read: say why.
+        const CLI::Option* config = app.get_config_ptr();
+        const std::string file = config && !config->results().empty() ? config->results().front() : std::string();
+        if (!file.empty() && ::access(file.c_str(), R_OK) != 0)
+            return "--config " + file + ": cannot read: " + std::strerror(errno);
+    }
+    return message;
 }
 
 // CLI11's TOML reader, made strict: CLI11 skips unknown keys and reads any line without '=' as
@@ -162,21 +255,26 @@ Tool::Tool(std::string name, std::string description)
     app_.add_flag("-v,--verbose", options_.verbose, "Debug messages on stderr");
     app_.add_flag("--progress", options_.progress, "Show progress on stderr even when it is not a terminal");
     app_.add_option("--log-format", options_.log_format, "Log lines as text or json")
-        ->check(CLI::IsMember({"text", "json"}))
+        ->check(one_of({"text", "json"}))
         ->capture_default_str();
 }
 
 void Tool::add_common(unsigned flags) {
-    if (flags & kInput) app_.add_option("-i,--input", options_.input, "Input file ('-': stdin)")->capture_default_str();
+    if (flags & kInput)
+        add_input("-i,--input", options_.input, "Input file ('-': stdin)", [this](const std::string& flag, const std::string& value) {
+            return input_files_ ? input_files_(flag, value) : fmt::read_files(flag, value);
+        })->capture_default_str();
     if (flags & kOutput) {
-        app_.add_option("-o,--output", options_.output, "Output file ('-': stdout)")->capture_default_str();
+        add_output("-o,--output", options_.output, "Output file ('-': stdout)", [this](const std::string& flag, const std::string& value) {
+            return output_files_ ? output_files_(flag, value) : fmt::written_files(flag, value);
+        })->capture_default_str();
         app_.add_flag("-f,--force", options_.force, "Write binary data even to a terminal");
     }
     if (flags & kDevice) {
         // Checked while parsing, so a bad value is a usage error before any input is read.
         CLI::Validator device_spec(
             [](std::string& spec) -> std::string {
-                return valid_device_spec(spec) ? std::string() : "expected auto, cpu, cuda or cuda:N, got '" + spec + "'";
+                return valid_device_spec(spec) ? std::string() : "must be auto, cpu, cuda or cuda:N (got '" + spec + "')";
             },
             "DEVICE");
         app_.add_option("--device", options_.device, "auto, cpu, cuda or cuda:N (default: $PARTIKEL_DEVICE, else auto)")
@@ -190,6 +288,30 @@ void Tool::add_common(unsigned flags) {
             ->capture_default_str();
     if (flags & kSeed) app_.add_option("--seed", options_.seed, "Random seed")->capture_default_str();
     if (flags & kProfile) app_.add_flag("--profile", options_.profile, "Print a per-phase time summary on stderr");
+}
+
+CLI::Option* Tool::add_input(const std::string& names, std::string& path, const std::string& description, FilesOf files) {
+    CLI::Option* option = app_.add_option(names, path, description);
+    files_.push_back({option->get_name(), &path, false, std::move(files)});
+    return option;
+}
+
+CLI::Option* Tool::add_output(const std::string& names, std::string& path, const std::string& description, FilesOf files) {
+    CLI::Option* option = app_.add_option(names, path, description);
+    files_.push_back({option->get_name(), &path, true, std::move(files)});
+    return option;
+}
+
+void Tool::check_files() const {
+    std::vector<NamedFile> inputs, outputs;
+    if (const CLI::Option* config = app_.get_config_ptr())
+        for (const std::string& file : config->results()) inputs.push_back({"--config", file, std::nullopt});
+    for (const FileOption& f : files_) {
+        if (f.value->empty()) continue;  // not given (an optional file)
+        for (NamedFile& named : f.files ? f.files(f.flag, *f.value) : std::vector<NamedFile>{{f.flag, *f.value, std::nullopt}})
+            (f.output ? outputs : inputs).push_back(std::move(named));
+    }
+    check_distinct_files(inputs, outputs);
 }
 
 void Tool::print_version() const { std::fputs(version_text(name_).c_str(), stdout); }
@@ -223,7 +345,7 @@ int Tool::run(int argc, char** argv, const std::function<int(Tool&)>& body) {
 }
 
 int Tool::run(std::vector<std::string> args, const std::function<int(Tool&)>& body) {
-    install_signal_cleanup();
+    install_signal_cleanup(name_.c_str());
     command_line_ = name_;
     for (const auto& a : args) command_line_ += " " + a;
     // PARTIKEL_DEVICE sets --device's default; the flag wins. A bad value is a usage error, found
@@ -234,7 +356,7 @@ int Tool::run(std::vector<std::string> args, const std::function<int(Tool&)>& bo
     if (uses_device_ && !device_flag) {
         if (const char* env = std::getenv("PARTIKEL_DEVICE"); env && *env) {
             if (!valid_device_spec(env)) {
-                std::fprintf(stderr, "%s: error: PARTIKEL_DEVICE: expected auto, cpu, cuda or cuda:N, got '%s'\n",
+                std::fprintf(stderr, "%s: error: PARTIKEL_DEVICE: must be auto, cpu, cuda or cuda:N (got '%s')\n",
                              name_.c_str(), env);
                 return kExitUsage;
             }
@@ -258,12 +380,7 @@ int Tool::run(std::vector<std::string> args, const std::function<int(Tool&)>& bo
     } catch (const CLI::Success& e) {
         return app_.exit(e);
     } catch (const CLI::ParseError& e) {
-        // One line. A bound's "--dx: must be > 0 (got -1)" reads "--dx must be > 0 (got -1)".
-        std::string message = one_line(e.what());
-        if (const auto at = message.find(": must be "); dynamic_cast<const CLI::ValidationError*>(&e) &&
-                                                        at != std::string::npos)
-            message.erase(at, 1);
-        std::fprintf(stderr, "%s: error: %s (see %s --help)\n", name_.c_str(), message.c_str(), name_.c_str());
+        std::fprintf(stderr, "%s: error: %s (see %s --help)\n", name_.c_str(), usage_text(e, app_).c_str(), name_.c_str());
         return kExitUsage;
     }
     log_.set_format(options_.log_format == "json" ? LogFormat::json : LogFormat::text);
@@ -278,6 +395,7 @@ int Tool::run(std::vector<std::string> args, const std::function<int(Tool&)>& bo
     }
     log_.set_level(options_.quiet ? LogLevel::error : options_.verbose ? LogLevel::debug : LogLevel::info);
     try {
+        check_files();  // before anything is written
         const int status = body(*this);
         check_stdout();  // a report cut short by a full disk is an error, not a success
         return status;

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "core/backend.hpp"
+#include "base/io.hpp"
 #include "base/log.hpp"
 #include "base/progress.hpp"
 #include "formats/reader.hpp"
@@ -65,6 +66,23 @@ public:
     // --progress, --log-format, --config and --version are always present.
     void add_common(unsigned flags);
 
+    // Options naming files. Tool::run compares every file the program reads and writes after
+    // parsing, before the body runs (check_distinct_files, base/io.hpp): an output naming the
+    // same file as another output or as an input is a usage error before anything is written.
+    // --config, -i/--input (fmt::read_files) and -o/--output (fmt::written_files) are registered
+    // by the constructor and add_common; every other option naming a file goes through these.
+    // `files` says which files a value stands for (default: the value itself).
+    using FilesOf = std::function<std::vector<NamedFile>(const std::string& flag, const std::string& value)>;
+    CLI::Option* add_input(const std::string& names, std::string& path, const std::string& description,
+                           FilesOf files = {});
+    CLI::Option* add_output(const std::string& names, std::string& path, const std::string& description,
+                            FilesOf files = {});
+    // What -i/--input and -o/--output stand for when it is not what fmt::open_reader reads and
+    // fmt::open_writer writes with its default options (a table, a report, writer options of
+    // the program's own, or nothing when a positional argument takes their place).
+    void set_input_files(FilesOf files) { input_files_ = std::move(files); }
+    void set_output_files(FilesOf files) { output_files_ = std::move(files); }
+
     // Exit status used for runtime errors (default 1; compare-results uses 2 for "trouble").
     void set_failure_exit_code(int code) { failure_exit_code_ = code; }
 
@@ -89,6 +107,15 @@ private:
     CommonOptions options_;
     Log log_;
     std::string command_line_;
+    struct FileOption {
+        std::string flag;
+        const std::string* value;
+        bool output;
+        FilesOf files;
+    };
+    std::vector<FileOption> files_;
+    FilesOf input_files_, output_files_;
+    void check_files() const;
     int failure_exit_code_ = kExitFailure;
     bool show_version_ = false;
     bool uses_device_ = false;  // the program has --device (and so honours PARTIKEL_DEVICE)

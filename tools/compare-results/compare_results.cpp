@@ -27,8 +27,8 @@ int compare_results(std::span<const std::string> args) {
     std::vector<std::string> tolerance_specs;
     compare::CompareOptions options;
     bool json = false, brief = false;
-    app.add_option("A", path_a, "First input ('-': a particle stream on stdin)")->required();
-    app.add_option("B", path_b, "Second input (the reference)")->required();
+    tool.add_input("A", path_a, "First input ('-': a particle stream on stdin)", fmt::read_files)->required();
+    tool.add_input("B", path_b, "Second input (the reference)", fmt::read_files)->required();
     app.add_option("--atol", options.tolerances.global.atol, "Absolute tolerance, in the column's unit")
         ->check(finite_non_negative())
         ->capture_default_str();
@@ -45,7 +45,7 @@ int compare_results(std::span<const std::string> args) {
     app.add_flag("--nan-equal", options.elements.nan_equal, "NaN on both sides is equal");
     app.add_flag("--subset", options.subset, "Compare what both inputs have; the rest is no difference");
     app.add_option("--match", match, "Pair frames by step or time")
-        ->check(CLI::IsMember({"step", "time"}))
+        ->check(one_of({"step", "time"}))
         ->capture_default_str();
     app.add_option("--time-tol", options.time_tolerance_s, "Frames pair when times differ by at most this [s]")
         ->check(finite_non_negative())
@@ -73,11 +73,11 @@ int compare_results(std::span<const std::string> args) {
         ->delimiter(',')
         ->allow_extra_args(false);
     app.add_option("--kind", kind, "Input kind: auto (by content), particles, table, image")
-        ->check(CLI::IsMember({"auto", "particles", "table", "image"}))
+        ->check(one_of({"auto", "particles", "table", "image"}))
         ->capture_default_str();
     app.add_flag("--json", json, "Write the report as JSON");
     app.add_flag("--brief", brief, "Text report: only the sections that differ, and the verdict");
-    app.add_option("-o,--output", output, "Report file ('-': stdout)")->capture_default_str();
+    tool.add_output("-o,--output", output, "Report file ('-': stdout)")->capture_default_str();
 
     return tool.run(std::vector<std::string>(args.begin(), args.end()), [&](Tool& t) {
         refuse_terminal_stdin(path_a);

@@ -34,11 +34,11 @@ int frnn_build(std::span<const std::string> args) {
         ->check(finite_positive())
         ->capture_default_str();
     app.add_option("-m,--method", method, "cell (k = 0), verlet (r + skin, reusable) or subcell (k, search)")
-        ->check(CLI::IsMember({"cell", "verlet", "subcell"}))
+        ->check(one_of({"cell", "verlet", "subcell"}))
         ->capture_default_str();
     app.add_option("-k,--k", o.k, "Subdivision: cell edge r / 2^k, 0..3 (subcell default 2)")->check(number_in(0, 3));
     app.add_option("-s,--search", search, "Cells searched: tight, ball, full, cube, sphere (subcell: sphere)")
-        ->check(CLI::IsMember({"tight", "ball", "full", "cube", "sphere"}));
+        ->check(one_of({"tight", "ball", "full", "cube", "sphere"}));
     app.add_option("--skin", o.skin_m, "Verlet skin [m] (default 0.1 r): lists hold pairs within r + skin")
         ->check(finite_non_negative());
     app.add_option("--periodic", o.periodic, "Periodic axes, e.g. xyz or xz (needs a domain)");
@@ -47,10 +47,10 @@ int frnn_build(std::span<const std::string> args) {
         ->expected(6);
     app.add_flag("--morton", o.morton, "Number cells in Z-order (Morton)");
     app.add_option("--sort", sort, "Grid build: counting (atomic rank + scan) or radix (stable)")
-        ->check(CLI::IsMember({"counting", "radix"}))
+        ->check(one_of({"counting", "radix"}))
         ->capture_default_str();
     app.add_option("--order", order, "List order: cell, or shared-first (Nitta 2019)")
-        ->check(CLI::IsMember({"cell", "shared-first"}))
+        ->check(one_of({"cell", "shared-first"}))
         ->capture_default_str();
     app.add_flag("--stats", stats, "Print statistics and phase times instead of writing lists");
     app.add_flag("--json", json, "With --stats: one JSON object per frame");
@@ -58,6 +58,10 @@ int frnn_build(std::span<const std::string> args) {
         ->expected(0, 1)
         ->default_str("1000");
     app.add_flag("--search-cells", search_cells, "Print the searched-cell counts (Nitta 2019) and exit");
+    // With --stats, -o is a table, not frames.
+    tool.set_output_files([&](const std::string& flag, const std::string& value) {
+        return stats ? std::vector<NamedFile>{{flag, value, std::nullopt}} : fmt::written_files(flag, value);
+    });
 
     return tool.run(std::vector<std::string>(args.begin(), args.end()), [&](Tool& t) {
         if (search_cells) {

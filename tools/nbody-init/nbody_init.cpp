@@ -111,7 +111,7 @@ int nbody_init(std::span<const std::string> args) {
     app.add_option("--max-particles", max_bodies, "Refuse a larger -n (memory: 136 bytes per body)")
         ->capture_default_str();
     app.add_option("--units", units, "nbody (Henon) or astro (kpc, 1e10 Msun, km/s; galaxy-pair's)")
-        ->check(CLI::IsMember({"nbody", "astro"}));
+        ->check(one_of({"nbody", "astro"}));
     only(app.add_option("--mass", mass_unit, "astro: the model's mass unit [1e10 Msun]")
              ->check(finite_positive())
              ->capture_default_str(),
@@ -127,7 +127,7 @@ int nbody_init(std::span<const std::string> args) {
              ->group("Model plummer"),
          {"plummer"});
     only(app.add_option("--shape", shape, "sphere or cube")
-             ->check(CLI::IsMember({"sphere", "cube"}))
+             ->check(one_of({"sphere", "cube"}))
              ->capture_default_str()
              ->group("Model uniform"),
          {"uniform"});

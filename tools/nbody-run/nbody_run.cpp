@@ -45,15 +45,15 @@ struct Overrides {
 
 void add_override_flags(CLI::App& app, Overrides& o) {
     app.add_option("--method", o.method, "Forces: direct, tree (Barnes-Hut) or hybrid (tree, CPU + GPU)")
-        ->check(CLI::IsMember({"direct", "tree", "hybrid"}))
+        ->check(one_of({"direct", "tree", "hybrid"}))
         ->group("Physics");
     app.add_option("--theta", o.theta, "Opening angle: a cell of edge l is used whole when l/d < theta")
-        ->check(finite_positive())
+        ->check(number_above_at_most(0, 2))
         ->group("Physics");
-    app.add_option("--leaf-size", o.leaf_size, "Most bodies in a tree leaf (1..1024)")->group("Physics");
-    app.add_option("--max-depth", o.max_depth, "Deepest tree level (1..21)")->group("Physics");
+    app.add_option("--leaf-size", o.leaf_size, "Most bodies in a tree leaf (1..1024)")->check(number_in(1, 1024))->group("Physics");
+    app.add_option("--max-depth", o.max_depth, "Deepest tree level (1..21)")->check(number_in(1, 21))->group("Physics");
     app.add_option("--multipole", o.multipole, "Cells as monopole or quadrupole")
-        ->check(CLI::IsMember({"monopole", "quadrupole"}))
+        ->check(one_of({"monopole", "quadrupole"}))
         ->group("Physics");
     app.add_option("--softening", o.softening, "Plummer softening length epsilon [model length]")
         ->check(finite_non_negative())
@@ -115,12 +115,12 @@ int nbody_run(std::span<const std::string> args) {
     tool.add_common(kInput | kOutput | kDevice | kThreads | kSeed | kProfile);
     CLI::App& app = tool.app();
     RunFlags run_flags;
-    add_run_flags(app, run_flags, "model time");
+    add_run_flags(tool, run_flags, "model time");
     Overrides overrides;
     add_override_flags(app, overrides);
     std::optional<std::string> units;
     app.add_option("--units", units, "nbody or astro: the units of an input that does not say")
-        ->check(CLI::IsMember({"nbody", "astro"}))
+        ->check(one_of({"nbody", "astro"}))
         ->group("Physics");
     nbody::SimulationOptions sim_options;
     app.add_flag("--acceleration", sim_options.write_acceleration, "Frames also hold each body's acceleration");
@@ -128,6 +128,10 @@ int nbody_run(std::span<const std::string> args) {
     std::optional<std::uint64_t> force_error;
     app.add_option("--force-error", force_error, "Print the start frame's force errors on K bodies and exit")
         ->check(number_in(1, 2147483647));
+    // With --force-error, -o is the table of errors, not frames.
+    tool.set_output_files([&](const std::string& flag, const std::string& value) {
+        return force_error ? std::vector<NamedFile>{{flag, value, std::nullopt}} : fmt::written_files(flag, value);
+    });
 
     return tool.run(std::vector<std::string>(args.begin(), args.end()), [&](Tool& t) {
         run::RunOptions options;

@@ -21,10 +21,23 @@ int particle_convert(std::span<const std::string> args) {
     bool no_shuffle = false, no_compress = false, no_index = false, no_xdmf = false, recover = false;
     auto& app = tool.app();
     // Upper-case names: CLI11 2.4 refuses a positional named like the long option --input.
-    app.add_option("INPUT", positional_in, "Input (same as -i)");
-    app.add_option("OUTPUT", positional_out, "Output (same as -o)");
+    tool.add_input("INPUT", positional_in, "Input (same as -i)", read_files);
+    // The files of an output: with this program's own writer options (--file-based, --no-xdmf, -t).
+    const auto output_files = [&](const std::string& flag, const std::string& value) {
+        WriterOptions named = w;  // --file-based is read into w directly
+        named.write_xdmf = !no_xdmf;
+        return written_files(flag, value, named, to.empty() ? std::nullopt : parse_encoding(to));
+    };
+    tool.add_output("OUTPUT", positional_out, "Output (same as -o)", output_files);
+    // -i and -o stand for nothing when INPUT and OUTPUT take their place (both: a usage error).
+    tool.set_input_files([&](const std::string& flag, const std::string& value) {
+        return positional_in.empty() ? read_files(flag, value) : std::vector<NamedFile>{};
+    });
+    tool.set_output_files([&, output_files](const std::string& flag, const std::string& value) {
+        return positional_out.empty() ? output_files(flag, value) : std::vector<NamedFile>{};
+    });
     app.add_option("-t,--to", to, "Output format (default: from the extension)")
-        ->check(CLI::IsMember({"stream", "pks", "h5", "hdf5", "openpmd", "csv", "vtk", "ply"}));
+        ->check(one_of({"stream", "pks", "h5", "hdf5", "openpmd", "csv", "vtk", "ply"}));
     app.add_option("--frames", frames, "Frames to keep: 3, 0:100:10, 5:, 1,4,9 (0-based, stop exclusive)");
     app.add_option("--groups", groups, "Groups to keep, in order; a:b renames: fluid,walls:boundary");
     app.add_flag("--recover", recover,
@@ -37,7 +50,7 @@ int particle_convert(std::span<const std::string> args) {
     app.add_flag("--no-compress", no_compress, "Stream: store column blocks uncompressed");
     app.add_flag("--no-index", no_index, "Stream: no trailing frame index");
     app.add_option("--h5-compression", h5_compression, "HDF5: gzip (readable everywhere), zstd (filter 32015) or none")
-        ->check(CLI::IsMember({"gzip", "zstd", "none"}))
+        ->check(one_of({"gzip", "zstd", "none"}))
         ->capture_default_str();
     app.add_option("--h5-level", w.hdf5_level, "HDF5: gzip 1-9 or zstd level")->capture_default_str();
     app.add_flag("--file-based", w.hdf5_file_based, "HDF5: one file per iteration (name_%T.h5)");
@@ -60,8 +73,8 @@ int particle_convert(std::span<const std::string> args) {
         if (w.hdf5_compression == WriterOptions::Hdf5Compression::gzip && (w.hdf5_level < 0 || w.hdf5_level > 9))
             throw UsageError("--h5-level for gzip is 0..9, not " + std::to_string(w.hdf5_level));
         const auto frame_selection = FrameSelection::parse(frames);
-        const auto group_selection = NameSelection::parse(groups);
-        const auto column_selection = NameSelection::parse(columns);
+        const auto group_selection = NameSelection::parse(groups, "--groups");
+        const auto column_selection = NameSelection::parse(columns, "--columns");
         std::optional<Encoding> encoding;
         if (!to.empty()) encoding = parse_encoding(to);
 

@@ -162,7 +162,7 @@ int particle_info(std::span<const std::string> args) {
     Options o;
     std::string positional;
     bool no_stats = false;
-    tool.app().add_option("file", positional, "Input file (same as -i; '-': stdin)");
+    tool.add_input("file", positional, "Input file (same as -i; '-': stdin)", fmt::read_files);
     tool.app().add_flag("--json", o.json, "Machine-readable JSON on stdout");
     tool.app().add_flag("--no-stats", no_stats, "Skip per-column min/max/mean (faster)");
     tool.app().add_flag("--all-attributes", o.all_attributes,

@@ -95,13 +95,13 @@ int pic_track(std::span<const std::string> args) {
     tool.add_common(kInput | kOutput | kDevice | kThreads | kSeed | kProfile);
     CLI::App& app = tool.app();
     RunFlags run_flags;
-    add_run_flags(app, run_flags, "s");
+    add_run_flags(tool, run_flags, "s");
 
     LatticeFlags lf;
     bool print_lattice = false;
-    app.add_option("--lattice", lf.file, "Lattice file: Partikel text format, or MAD-X (.madx, .seq, .mad)")->group("Lattice");
+    tool.add_input("--lattice", lf.file, "Lattice file: Partikel text format, or MAD-X (.madx, .seq, .mad)")->group("Lattice");
     app.add_option("--ring", lf.ring, "Generated ring without --lattice: fodo or constant-focusing")
-        ->check(CLI::IsMember({"fodo", "constant-focusing"}))
+        ->check(one_of({"fodo", "constant-focusing"}))
         ->capture_default_str()
         ->group("Lattice");
     app.add_option("--cells", lf.generator.cells, "Generated ring: cells")
@@ -109,41 +109,58 @@ int pic_track(std::span<const std::string> args) {
         ->capture_default_str()
         ->group("Lattice");
     app.add_option("--phase-advance", lf.generator.phase_advance_deg, "Generated ring: phase advance per cell [deg]")
+        ->check(number_above_below(0, 180))
         ->capture_default_str()
         ->group("Lattice");
     app.add_option("--cell-length", lf.generator.cell_length_m, "Generated ring: cell length [m]")
+        ->check(finite_positive())
         ->capture_default_str()
         ->group("Lattice");
     app.add_option("--quad-length", lf.generator.quad_length_m, "Generated FODO: quadrupole length [m] (0: cell / 10)")
+        ->check(finite_non_negative())
         ->group("Lattice");
     app.add_flag("--bends", lf.generator.bends, "Generated FODO: sector dipoles closing the ring")->group("Lattice");
-    app.add_option("--gamma-t", lf.generator.gamma_t, "Generated ring without bends: transition gamma")->group("Lattice");
-    app.add_option("--pipe-radius", lf.pipe_radius_m, "Round beam pipe: particles beyond it are lost [m]")->group("Lattice");
+    app.add_option("--gamma-t", lf.generator.gamma_t, "Generated ring without bends: transition gamma")
+        ->check(finite_positive())
+        ->group("Lattice");
+    app.add_option("--pipe-radius", lf.pipe_radius_m, "Round beam pipe: particles beyond it are lost [m]")
+        ->check(finite_non_negative())
+        ->group("Lattice");
     app.add_flag("--print-lattice", print_lattice, "Print the optics (one-turn matrix, tunes, beta at monitors) and exit")
         ->group("Lattice");
 
     BeamFlags bf;
     app.add_option("--distribution", bf.distribution, "Generate the beam: waterbag, kv, semi-gaussian or gaussian")
-        ->check(CLI::IsMember({"waterbag", "kv", "semi-gaussian", "gaussian"}))
+        ->check(one_of({"waterbag", "kv", "semi-gaussian", "gaussian"}))
         ->group("Beam");
     app.add_option("--particles", bf.particles, "Macroparticles")->capture_default_str()->group("Beam");
-    app.add_option("--Z", bf.Z, "Charge state")->group("Beam");
-    app.add_option("--A", bf.A, "Mass number (mass A u unless --mass-kg)")->group("Beam");
-    app.add_option("--mass-kg", bf.mass_kg, "Ion mass [kg]")->group("Beam");
-    app.add_option("--energy", bf.energy_eV, "Kinetic energy per nucleon [eV]")->group("Beam");
-    app.add_option("--intensity", bf.intensity, "Ions in the ring (coasting) or the bunch")->group("Beam");
+    // Bounded as the beam's checks (pic/reference.cpp, pic/distribution.cpp) would, naming the flag.
+    app.add_option("--Z", bf.Z, "Charge state")->check(number_at_least(1))->group("Beam");
+    app.add_option("--A", bf.A, "Mass number (mass A u unless --mass-kg)")->check(number_at_least(1))->group("Beam");
+    app.add_option("--mass-kg", bf.mass_kg, "Ion mass [kg]")->check(finite_positive())->group("Beam");
+    app.add_option("--energy", bf.energy_eV, "Kinetic energy per nucleon [eV]")->check(finite_positive())->group("Beam");
+    app.add_option("--intensity", bf.intensity, "Ions in the ring (coasting) or the bunch")->check(finite_non_negative())->group("Beam");
     app.add_option("--emittance", bf.emittance_mm_mrad, "rms emittance EX[,EY] [mm mrad]")
+        ->check(finite_positive())
         ->delimiter(',')
         ->expected(1, 2)
         ->capture_default_str()
         ->group("Beam");
-    app.add_option("--mismatch", bf.mismatch, "rms size / matched size MX[,MY]")->delimiter(',')->expected(1, 2)->group("Beam");
+    app.add_option("--mismatch", bf.mismatch, "rms size / matched size MX[,MY]")
+        ->check(finite_positive())
+        ->delimiter(',')
+        ->expected(1, 2)
+        ->group("Beam");
     app.add_option("--offset", bf.offset_m, "Centroid X,Y [m]")->delimiter(',')->expected(2)->group("Beam");
-    app.add_option("--momentum-spread", bf.momentum_spread, "rms of delta")->capture_default_str()->group("Beam");
+    app.add_option("--momentum-spread", bf.momentum_spread, "rms of delta")
+        ->check(finite_non_negative())
+        ->capture_default_str()
+        ->group("Beam");
     app.add_option("--bunch-length", bf.bunch_length_m, "A bunch of this length (4 rms) [m]; without: coasting")
+        ->check(finite_positive())
         ->group("Beam");
     app.add_option("--bunch-shape", bf.longitudinal, "elliptic or gaussian")
-        ->check(CLI::IsMember({"elliptic", "gaussian"}))
+        ->check(one_of({"elliptic", "gaussian"}))
         ->capture_default_str()
         ->group("Beam");
 
@@ -158,11 +175,11 @@ int pic_track(std::span<const std::string> args) {
         ->group("Space charge");
     app.add_option("--sc-slices", sc.slices, "Longitudinal slices (0: 1 coasting, 64 bunched)")->group("Space charge");
     app.add_option("--sc-maps", sf.maps, "per-turn (one field map per turn) or per-kick")
-        ->check(CLI::IsMember({"per-turn", "per-kick"}))
+        ->check(one_of({"per-turn", "per-kick"}))
         ->capture_default_str()
         ->group("Space charge");
     app.add_option("--sc-deposition", sf.deposition, "auto, privatised or sorted")
-        ->check(CLI::IsMember({"auto", "privatised", "sorted"}))
+        ->check(one_of({"auto", "privatised", "sorted"}))
         ->capture_default_str()
         ->group("Space charge");
     app.add_flag("--sc-pipe", sf.conducting_pipe, "The pipe (--pipe-radius) is conducting: its images act on the beam")

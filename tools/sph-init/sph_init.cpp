@@ -40,7 +40,7 @@ int sph_init(std::span<const std::string> args) {
         ->check(finite_non_negative());
     app.add_option("--c0", o.c0, "Sound speed [m/s] (0: 10 x the expected top speed)")->check(finite_non_negative());
     app.add_flag("--hydrostatic", o.hydrostatic, "Start from the hydrostatic density");
-    app.add_option("--particles", o.particles, "pool: particle count (0: 1024000)")->check(CLI::NonNegativeNumber);
+    app.add_option("--particles", o.particles, "pool: particle count (0: 1024000)")->check(finite_non_negative());
     app.add_option("--model", o.model, "pool, avalanche: a snow model (docs/SNOW.md; default by scene)");
     app.add_option("--boundary-layers", o.boundary_layers, "Layers of boundary particles in tank walls (0: 3)")
         ->check(number_in(0, 16));
@@ -60,7 +60,7 @@ int sph_init(std::span<const std::string> args) {
     std::string terrain_path;
     std::vector<int> terrain_size;
     float terrain_cell = 1.0f, terrain_scale = 1.0f, terrain_offset = 0.0f;
-    app.add_option("--terrain", terrain_path, "Height image: grey 8/16-bit PNG, OpenEXR (channel Y, Z or R), or raw")
+    tool.add_input("--terrain", terrain_path, "Height image: grey 8/16-bit PNG, OpenEXR (channel Y, Z or R), or raw")
         ->group("Terrain");
     app.add_option("--terrain-size", terrain_size, "Samples NX,NZ of a raw 16-bit LE image, rows along x")
         ->delimiter(',')

@@ -20,20 +20,27 @@ namespace partikel::tools {
 namespace {
 
 void add_override_flags(CLI::App& app, sph::SphParamOverrides& o) {
-    app.add_option("--alpha", o.alpha, "Monaghan artificial viscosity alpha")->group("Physics");
-    app.add_option("--c0", o.c0, "Sound speed [m/s]")->group("Physics");
-    app.add_option("--laminar-nu", o.laminar_nu, "Laminar kinematic viscosity [m^2/s] (0: off)")->group("Physics");
+    // Each bound is the one sph::validate holds frames to, said here in the flag's name.
+    app.add_option("--alpha", o.alpha, "Monaghan artificial viscosity alpha")->check(finite_non_negative())->group("Physics");
+    app.add_option("--c0", o.c0, "Sound speed [m/s]")->check(finite_positive())->group("Physics");
+    app.add_option("--laminar-nu", o.laminar_nu, "Laminar kinematic viscosity [m^2/s] (0: off)")
+        ->check(finite_non_negative())
+        ->group("Physics");
     app.add_option("--gravity", o.gravity, "Gravity gx,gy,gz [m/s^2]")->delimiter(',')->expected(3)->group("Physics");
     app.add_option("--kernel", o.kernel, "wendland or cubic")->group("Physics");
     app.add_option("--density", o.density, "continuity or summation")->group("Physics");
-    app.add_option("--shepard-every", o.shepard_every, "Steps between Shepard filters (0: never)")->group("Physics");
-    app.add_option("--xsph", o.xsph, "XSPH epsilon (0..1)")->group("Physics");
+    app.add_option("--shepard-every", o.shepard_every, "Steps between Shepard filters (0: never)")
+        ->check(finite_non_negative())
+        ->group("Physics");
+    app.add_option("--xsph", o.xsph, "XSPH epsilon (0..1)")->check(number_in(0, 1))->group("Physics");
     app.add_option("--diffusion", o.diffusion, "Density diffusion: none, molteni or fourtakas")->group("Physics");
     app.add_option("--delta", o.delta, "Density diffusion coefficient delta")->group("Physics");
     app.add_option("--integrator", o.integrator, "midpoint, symplectic or verlet")->group("Physics");
-    app.add_option("--verlet-euler-every", o.verlet_euler_every, "Verlet: an Euler step every N steps")->group("Physics");
-    app.add_option("--cfl", o.cfl, "dt = cfl * min(dt_cv, dt_f)")->group("Physics");
-    app.add_option("--dt-max", o.dt_max, "Largest time step [s]")->group("Physics");
+    app.add_option("--verlet-euler-every", o.verlet_euler_every, "Verlet: an Euler step every N steps")
+        ->check(number_in(1, 2147483647))
+        ->group("Physics");
+    app.add_option("--cfl", o.cfl, "dt = cfl * min(dt_cv, dt_f)")->check(number_above_at_most(0, 1))->group("Physics");
+    app.add_option("--dt-max", o.dt_max, "Largest time step [s]")->check(finite_positive())->group("Physics");
     app.add_option("--density-limits", o.density_limits, "Remove fluid outside MIN,MAX [kg/m^3] (0,0: off)")
         ->delimiter(',')
         ->expected(2)
@@ -42,21 +49,30 @@ void add_override_flags(CLI::App& app, sph::SphParamOverrides& o) {
     app.add_option("--wall-stiffness", o.wall_stiffness, "Wall stiffness K in units of (c0/h)^2")->group("Boundaries");
     app.add_option("--wall-damping", o.wall_damping, "Wall damping in units of critical")->group("Boundaries");
     app.add_option("--wave-face", o.wave_face, "Face moved by the wave maker (0..5 = x-..z+; -1: none)")
+        ->check(number_in(-1, 5))
         ->group("Boundaries");
     app.add_option("--wave-amplitude", o.wave_amplitude, "Wave maker amplitude [m]")->group("Boundaries");
-    app.add_option("--wave-period", o.wave_period, "Wave maker period [s]")->group("Boundaries");
+    app.add_option("--wave-period", o.wave_period, "Wave maker period [s]")->check(finite_positive())->group("Boundaries");
     add_terrain_contact_flags(app, o, true);
-    app.add_option("--dt", o.dt, "Fixed time step [s] (0: adaptive)")->group("Physics");
+    app.add_option("--dt", o.dt, "Fixed time step [s] (0: adaptive)")->check(finite_non_negative())->group("Physics");
     app.add_option("--model", o.model, "wcsph, newtonian-muller, bingham, herschel-bulkley, power-law")
         ->group("Snow");
-    app.add_option("--gas-constant", o.gas_constant, "k of p = k max(rho - rho0, 0) [m^2/s^2]")->group("Snow");
-    app.add_option("--mu", o.mu, "Viscosity mu [Pa s] (power law: consistency [Pa s^n])")->group("Snow");
-    app.add_option("--mu-solid", o.mu_solid, "Solid viscosity mu_s below yield [Pa s]")->group("Snow");
-    app.add_option("--yield-stress", o.yield_stress, "Yield stress tau_y [Pa]")->group("Snow");
-    app.add_option("--power-n", o.power_n, "Flow index n (power law, Herschel-Bulkley)")->group("Snow");
-    app.add_option("--xsph-phi", o.xsph_phi, "XSPH phi of the leapfrog velocity update (0..1)")->group("Snow");
-    app.add_option("--max-speed", o.max_speed, "Speed cap [m/s] (0: off)")->group("Snow");
-    app.add_option("--max-acceleration", o.max_acceleration, "Acceleration cap [m/s^2] (0: off)")->group("Snow");
+    app.add_option("--gas-constant", o.gas_constant, "k of p = k max(rho - rho0, 0) [m^2/s^2]")
+        ->check(finite_positive())
+        ->group("Snow");
+    app.add_option("--mu", o.mu, "Viscosity mu [Pa s] (power law: consistency [Pa s^n])")
+        ->check(finite_non_negative())
+        ->group("Snow");
+    app.add_option("--mu-solid", o.mu_solid, "Solid viscosity mu_s below yield [Pa s]")->check(finite_non_negative())->group("Snow");
+    app.add_option("--yield-stress", o.yield_stress, "Yield stress tau_y [Pa]")->check(finite_non_negative())->group("Snow");
+    app.add_option("--power-n", o.power_n, "Flow index n (power law, Herschel-Bulkley)")->check(finite_positive())->group("Snow");
+    app.add_option("--xsph-phi", o.xsph_phi, "XSPH phi of the leapfrog velocity update (0..1)")
+        ->check(number_in(0, 1))
+        ->group("Snow");
+    app.add_option("--max-speed", o.max_speed, "Speed cap [m/s] (0: off)")->check(finite_non_negative())->group("Snow");
+    app.add_option("--max-acceleration", o.max_acceleration, "Acceleration cap [m/s^2] (0: off)")
+        ->check(finite_non_negative())
+        ->group("Snow");
     app.add_option("--stress-form", o.stress_form, "Stress divergence: momentum or sandvik")->group("Snow");
 }
 
@@ -73,7 +89,7 @@ int sph_step(std::span<const std::string> args) {
     tool.add_common(kInput | kOutput | kDevice | kThreads | kProfile);
     CLI::App& app = tool.app();
     RunFlags run_flags;
-    add_run_flags(app, run_flags, "s");
+    add_run_flags(tool, run_flags, "s");
     bool deterministic = false;
     app.add_flag("--deterministic", deterministic, "Stable cell order: repeatable GPU runs");
     int grid_subdivision = sph::SolverOptions{}.grid_subdivision;

@@ -5,8 +5,10 @@
 #include <vector>
 
 #include "base/error.hpp"
+#include "base/log.hpp"
 #include "common/number_checks.hpp"
 #include "common/tool.hpp"
+#include "render/io/image_output.hpp"
 #include "render/io/sequence.hpp"
 
 namespace partikel::tools {
@@ -20,7 +22,7 @@ std::pair<int, int> parse_size(const std::string& text) {
     int w = 0, h = 0;
     char x = 0, rest = 0;
     if (std::sscanf(text.c_str(), "%d%c%d%c", &w, &x, &h, &rest) != 3 || (x != 'x' && x != 'X'))
-        throw UsageError("--size takes WIDTHxHEIGHT, e.g. 1920x1080, not '" + text + "'");
+        throw UsageError("--size must be WIDTHxHEIGHT, e.g. 1920x1080 (got " + quoted_excerpt(text) + ")");
     return {w, h};
 }
 
@@ -47,12 +49,18 @@ int splat_render(std::span<const std::string> args) {
     std::optional<float> exposure;
     std::string opaque_groups, groups;
 
-    app.add_option("-o,--output", o.output, "Output pattern, one %d for the frame index (frames/%04d.exr)")->required();
-    app.add_option("--style", style, "fluid, points or spheres")->capture_default_str();
+    tool.add_output("-o,--output", o.output, "Output pattern, %d: the frame index (frames/%04d.exr; '-': stdout)",
+                    [&](const std::string& flag, const std::string& value) {
+                        return render::io::OutputPattern::parse(value).files(flag, o.preview);
+                    })
+        ->required();
+    app.add_option("--style", style, "fluid, points or spheres")->check(one_of({"fluid", "points", "spheres"}))->capture_default_str();
     app.add_option("--size", size, "Image size WIDTHxHEIGHT [pixels]")->capture_default_str();
     app.add_option("--frames", o.frames, "Frames to render: indices and start:stop:step slices (default all)");
     app.add_flag("--preview", o.preview, "Also write an 8-bit PNG beside each EXR");
-    app.add_option("--compression", compression, "EXR codec: none, rle, zips, zip or piz")->capture_default_str();
+    app.add_option("--compression", compression, "EXR codec: none, rle, zips, zip or piz")
+        ->check(one_of({"none", "rle", "zips", "zip", "piz"}))
+        ->capture_default_str();
     app.add_option("--zip-level", o.exr.zip_level, "zlib level of zip/zips, 1 (fast) .. 9")
         ->check(number_in(1, 9))
         ->capture_default_str();
@@ -65,23 +73,42 @@ int splat_render(std::span<const std::string> args) {
     app.add_option("--target", target, "Point at the image centre X,Y,Z [m] (default: the particles' centre)")
         ->delimiter(',')->expected(3)->group(camera);
     app.add_option("--up", up, "World direction shown upwards X,Y,Z (default 0,1,0)")->delimiter(',')->expected(3)->group(camera);
-    app.add_option("--fov", o.camera.fov_y_deg, "Vertical field of view [degrees]")->capture_default_str()->group(camera);
+    app.add_option("--fov", o.camera.fov_y_deg, "Vertical field of view [degrees]")
+        ->check(number_above_below(0, 180))
+        ->capture_default_str()
+        ->group(camera);
     app.add_flag("--fit", o.camera.fit, "Move the eye along its direction to frame the first frame's particles")->group(camera);
     app.add_option("--direction", direction, "Fitted camera: direction from the target to the eye (0.35,0.45,1)")
         ->delimiter(',')->expected(3)->group(camera);
     app.add_option("--orbit", o.camera.orbit_deg_per_frame, "Turn the camera about --up by this per frame [degrees]")
         ->group(camera);
-    app.add_option("--camera-path", o.camera.path_file, "Camera keyframes: FRAME EYE(3) TARGET(3) [FOV] per line")->group(camera);
+    tool.add_input("--camera-path", o.camera.path_file, "Camera keyframes: FRAME EYE(3) TARGET(3) [FOV] per line")->group(camera);
 
     const char* fluid = "Fluid (--style fluid)";
-    app.add_option("--smoothing-length", smoothing_length, "SPH h [m] (default: the frames' sph.h)")->group(fluid);
-    app.add_option("--radius-over-h", s.radius_over_h, "Radius of a particle's sphere in h")->capture_default_str()->group(fluid);
-    app.add_option("--anisotropy", s.anisotropy.max_ratio, "Largest ratio of ellipsoid axes")->capture_default_str()->group(fluid);
+    // Bounded as Renderer's checks would (render/renderer.cpp), naming the flag.
+    app.add_option("--smoothing-length", smoothing_length, "SPH h [m] (default: the frames' sph.h)")
+        ->check(finite_positive())
+        ->group(fluid);
+    app.add_option("--radius-over-h", s.radius_over_h, "Radius of a particle's sphere in h")
+        ->check(finite_positive())
+        ->capture_default_str()
+        ->group(fluid);
+    app.add_option("--anisotropy", s.anisotropy.max_ratio, "Largest ratio of ellipsoid axes")
+        ->check(number_at_least(1))
+        ->capture_default_str()
+        ->group(fluid);
     app.add_option("--min-neighbours", s.anisotropy.min_neighbours, "Fewer neighbours: a sphere")->capture_default_str()->group(fluid);
     app.add_option("--centre-smoothing", s.anisotropy.centre_smoothing, "Pull of centres to the neighbours' mean, 0..1")
+        ->check(number_in(0, 1))
         ->capture_default_str()->group(fluid);
-    app.add_option("--flow-steps", s.flow_steps, "Curvature flow steps (the thesis used 500)")->capture_default_str()->group(fluid);
-    app.add_option("--flow-rate", s.flow_rate, "Curvature flow step size, in (0, 1)")->capture_default_str()->group(fluid);
+    app.add_option("--flow-steps", s.flow_steps, "Curvature flow steps (the thesis used 500)")
+        ->check(finite_non_negative())
+        ->capture_default_str()
+        ->group(fluid);
+    app.add_option("--flow-rate", s.flow_rate, "Curvature flow step size, in (0, 1)")
+        ->check(number_above_below(0, 1))
+        ->capture_default_str()
+        ->group(fluid);
     app.add_option("--discontinuity", s.discontinuity_over_radius, "Depth jump that separates surfaces [particle radii]")
         ->capture_default_str()->group(fluid);
     app.add_option("--absorption", absorption, "Absorption R,G,B [1/m] (default 30,10,5)")->delimiter(',')->expected(3)->group(fluid);
@@ -93,10 +120,14 @@ int splat_render(std::span<const std::string> args) {
 
     const char* colour = "Points and spheres";
     app.add_option("--colour,--color", o.selection.colour, "Colour by COLUMN (a vector's magnitude) or COLUMN.x|y|z")->group(colour);
-    app.add_option("--colormap", colour_map, "viridis, magma, inferno, coolwarm or grey")->capture_default_str()->group(colour);
+    app.add_option("--colormap", colour_map, "viridis, magma, inferno, coolwarm or grey")
+        ->check(one_of({"viridis", "magma", "inferno", "coolwarm", "grey", "gray"}))
+        ->capture_default_str()
+        ->group(colour);
     app.add_option("--range", range, "Colour range MIN,MAX (default: percentiles of the first frame)")
         ->delimiter(',')->expected(2)->group(colour);
     app.add_option("--percentiles", percentiles, "Automatic range LOW,HIGH [percent] (default 1,99)")
+        ->check(number_in(0, 100))
         ->delimiter(',')->expected(2)->group(colour);
     app.add_option("--radius", s.radius_m, "Particle radius [m] (default: sph.dx / 2 or half the mean spacing)")->group(colour);
     app.add_option("--radius-column", o.selection.radius, "Particle radius from this column [m]")->group(colour);
@@ -109,8 +140,10 @@ int splat_render(std::span<const std::string> args) {
     app.add_option("--groups", groups, "Groups drawn (default all)")->group(colour);
 
     const char* look = "Background and light";
-    app.add_option("--background", background, "gradient (fluid, spheres), black (points) or transparent")->group(look);
-    app.add_option("--environment", o.environment_map, "Equirectangular OpenEXR map as background and reflection")->group(look);
+    app.add_option("--background", background, "gradient (fluid, spheres), black (points) or transparent")
+        ->check(one_of({"gradient", "black", "transparent"}))
+        ->group(look);
+    tool.add_input("--environment", o.environment_map, "Equirectangular OpenEXR map as background and reflection")->group(look);
     app.add_option("--light", light, "Direction towards the light X,Y,Z")->delimiter(',')->expected(3)->group(look);
     app.add_option("--exposure", exposure, "PNG previews: scale before tone mapping (default 1; points: automatic)")->group(look);
 
@@ -126,6 +159,16 @@ int splat_render(std::span<const std::string> args) {
         o.points_in_pixels = sigma->count() > 0;
         o.smoothing_length_m = smoothing_length;
         o.exposure = exposure;
+        // Directions and ranges, checked here where their flags can be named.
+        for (const auto& [flag, v] : {std::pair<const char*, const std::vector<float>*>{"--up", &up},
+                                      {"--direction", &direction}, {"--light", &light}})
+            if (!v->empty() && (*v)[0] == 0.0f && (*v)[1] == 0.0f && (*v)[2] == 0.0f)
+                throw UsageError(std::string(flag) + " must not be zero: it gives a direction (got 0,0,0)");
+        if (!range.empty() && !(range[0] <= range[1]))
+            throw UsageError("--range must be MIN,MAX with MIN <= MAX (got " + format_g(range[0]) + "," + format_g(range[1]) + ")");
+        if (!percentiles.empty() && !(percentiles[0] <= percentiles[1]))
+            throw UsageError("--percentiles must be LOW,HIGH with LOW <= HIGH (got " + format_g(percentiles[0]) + "," +
+                             format_g(percentiles[1]) + ")");
         if (!eye.empty()) o.camera.eye = vec3(eye);
         if (!target.empty()) o.camera.target = vec3(target);
         if (!up.empty()) o.camera.up = vec3(up);

@@ -157,7 +157,7 @@ SearchPlan make_plan(const FrameSearchOptions& o) {
         throw UsageError("--order shared-first needs --search full, cube or sphere");
     if (o.method != SearchMethod::verlet && o.skin_m >= 0) throw UsageError("--skin applies to --method verlet");
     for (char c : o.periodic)
-        if (c != 'x' && c != 'y' && c != 'z') throw UsageError("--periodic takes axes x, y, z, not '" + o.periodic + "'");
+        if (c != 'x' && c != 'y' && c != 'z') throw UsageError("--periodic must be axes among x, y and z, e.g. xz (got '" + o.periodic + "')");
     if (!o.domain.empty() && o.domain.size() != 6) throw UsageError("--domain takes 6 numbers");
     return p;
 }
@@ -186,6 +186,8 @@ FrameSearchResult FrameSearch::search(const fmt::Frame& frame, bool stats, std::
 
     // One grid for all frames while the geometry and capacity allow (no reallocation).
     if (!grid_ || grid_capacity_ < n || !same_geometry(grid_->spec(), spec)) {
+        if (const auto why = grid_too_large(spec))
+            throw UsageError(*why + "; use a larger --radius, a smaller --domain or a lower -k");
         grid_.reset();
         grid_.emplace(backend_, spec, n);
         grid_capacity_ = n;

@@ -36,7 +36,8 @@ double to_model_unit(const fmt::Group& g, const fmt::Column& c, const Unit& mode
     if (u.dimension == units::none.dimension) return 1.0;  // dimensionless values are model units
     if (!units.has_si())
         throw FormatError("group \"" + g.name() + "\": column \"" + c.name() + "\" is in " + fmt::unit_symbol(u) +
-                          ", but the run uses N-body units, which have no SI meaning (use the astro unit system)");
+                          ", but the run uses N-body units, which have no SI meaning: give the column dimensionless (a CSV "
+                          "comment # unit: " + c.name() + " 0 0 0 0 0 0 0 1), or run in astro units (nbody-run --units astro)");
     if (u.dimension != model.dimension)
         throw FormatError("group \"" + g.name() + "\": column \"" + c.name() + "\" is in " + fmt::unit_symbol(u) +
                           ", expected the dimension of " + fmt::unit_symbol(Unit{model.dimension, 1.0}));

@@ -93,7 +93,7 @@ void FrameParticles::load(const fmt::Frame& frame, const ParticleSelection& sele
         bool found = false;
         for (const fmt::Group& g : frame.groups()) found = found || g.find(name);
         if (!found && frame.particle_count() > 0)
-            throw FormatError("frame " + std::to_string(index) + ": no group has the colour column '" + name + "'");
+            throw FormatError("--colour " + name + ": no group of frame " + std::to_string(index) + " has the column '" + name + "'");
     }
     bool positions = false;
     for (const fmt::Group& g : frame.groups()) positions = positions || g.find("position");
@@ -101,7 +101,7 @@ void FrameParticles::load(const fmt::Frame& frame, const ParticleSelection& sele
         throw FormatError("frame " + std::to_string(index) + ": no position column in any group");
     const auto require = [&](const std::string& name) -> const fmt::Group& {
         const fmt::Group* g = frame.find_group(name);
-        if (!g) throw UsageError("frame " + std::to_string(index) + " has no group '" + name + "'");
+        if (!g) throw UsageError("--groups " + name + ": frame " + std::to_string(index) + " has no group '" + name + "'");
         return *g;
     };
     if (selection.style == Style::fluid) {

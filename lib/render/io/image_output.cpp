@@ -21,7 +21,7 @@
 namespace partikel::render::io {
 
 OutputPattern OutputPattern::parse(const std::string& pattern) {
-    if (pattern.empty()) throw UsageError("empty output pattern");
+    if (pattern.empty()) throw UsageError("--output must not be empty");
     OutputPattern p;
     p.text_ = pattern;
     std::string* part = &p.before_;
@@ -41,8 +41,9 @@ OutputPattern OutputPattern::parse(const std::string& pattern) {
         while (j < pattern.size() && std::isdigit(static_cast<unsigned char>(pattern[j])) && width < 100)
             width = 10 * width + (pattern[j++] - '0');
         if (j >= pattern.size() || pattern[j] != 'd' || p.numbered_)
-            throw UsageError("output pattern '" + pattern + "': use one %d (e.g. frames/%04d.exr), %% for a percent sign");
-        if (width > 20) throw UsageError("output pattern '" + pattern + "': a field width above 20");
+            throw UsageError("--output must be a name with at most one %d, e.g. frames/%04d.exr (%% for a percent sign; got '" +
+                             pattern + "')");
+        if (width > 20) throw UsageError("--output must have a %d field width of at most 20 (got '" + pattern + "')");
         p.numbered_ = true;
         p.zero_pad_ = zero;
         p.width_ = width;
@@ -52,21 +53,41 @@ OutputPattern OutputPattern::parse(const std::string& pattern) {
     return p;
 }
 
-std::string OutputPattern::path(std::uint64_t index) const {
-    if (!numbered_) return before_;
-    std::string number = std::to_string(index);
-    if (int(number.size()) < width_) number.insert(0, std::size_t(width_) - number.size(), zero_pad_ ? '0' : ' ');
-    return before_ + number + after_;
+std::string OutputPattern::number(std::int64_t index) const {
+    if (index < 0) return {};  // never a frame's: matches no name
+    std::string text = std::to_string(index);
+    if (int(text.size()) < width_) text.insert(0, std::size_t(width_) - text.size(), zero_pad_ ? '0' : ' ');
+    return text;
 }
 
-std::string OutputPattern::preview_path(std::uint64_t index) const {
-    std::string p = path(index);
-    const std::string exr = ".exr";
-    if (p.size() >= exr.size() && p.compare(p.size() - exr.size(), exr.size(), exr) == 0) p.resize(p.size() - exr.size());
-    return p + ".png";
+std::string OutputPattern::path(std::uint64_t index) const {
+    if (!numbered_) return before_;
+    return before_ + number(std::int64_t(index)) + after_;
+}
+
+namespace {
+// "x.exr" -> "x.png", anything else gets ".png" appended.
+std::string png_name(std::string name) {
+    if (name.ends_with(".exr")) name.resize(name.size() - 4);
+    return name + ".png";
+}
+}  // namespace
+
+std::string OutputPattern::preview_path(std::uint64_t index) const { return png_name(path(index)); }
+
+std::vector<NamedFile> OutputPattern::files(const std::string& flag, bool preview) const {
+    const auto number_of = [pattern = *this](std::int64_t n) { return pattern.number(n); };  // outlives *this
+    std::vector<NamedFile> out{{flag, text_, std::nullopt}};
+    if (numbered_) out.front().series = NamedFile::Series{before_, after_, number_of};
+    if (preview && text_ != "-") {
+        out.push_back({flag, numbered_ ? png_name(text_) : preview_path(0), std::nullopt});
+        if (numbered_) out.back().series = NamedFile::Series{before_, png_name(after_), number_of};
+    }
+    return out;
 }
 
 void OutputPattern::check_writable() const {
+    if (text_ == "-") return;  // standard output
     const std::string first = path(0);
     const auto slash = first.find_last_of('/');
     const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : first.substr(0, slash));

@@ -5,6 +5,9 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
+
+#include "base/io.hpp"
 
 #include "image/exr.hpp"
 #include "render/renderer.hpp"
@@ -12,7 +15,8 @@
 namespace partikel::render::io {
 
 // "frames/%04d.exr": one %d conversion (flags '0' and a width allowed, "%%" for a percent
-// sign) takes the frame's index in the input. A pattern without one names a single file.
+// sign) takes the frame's index in the input. A pattern without one names a single file; "-"
+// is standard output (one image, no preview).
 class OutputPattern {
 public:
     OutputPattern() = default;
@@ -22,10 +26,14 @@ public:
     std::string preview_path(std::uint64_t index) const;
     bool numbered() const { return numbered_; }
     const std::string& text() const { return text_; }
+    // The files it names (and with `preview` their PNG previews), named by `flag`, for
+    // check_distinct_files (base/io.hpp): a numbered series or one file.
+    std::vector<NamedFile> files(const std::string& flag, bool preview) const;
     // IoError when the directory of the outputs does not exist or is not writable.
     void check_writable() const;
 
 private:
+    std::string number(std::int64_t index) const;  // as path() spells it
     std::string text_, before_, after_;
     int width_ = 0;
     bool zero_pad_ = false;

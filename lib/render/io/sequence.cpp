@@ -56,6 +56,12 @@ public:
         if (error_) std::rethrow_exception(error_);
         return std::nullopt;
     }
+    // Whether another selected frame follows the one next() returned last (waits for it).
+    bool another() {
+        std::unique_lock<std::mutex> lock(mutex_);
+        changed_.wait(lock, [&] { return slot_ || done_; });
+        return slot_.has_value();
+    }
 
 private:
     struct Stopped {};
@@ -193,9 +199,16 @@ SequenceReport render_stream(const Backend& backend, const SequenceOptions& opti
         for (std::uint64_t i = 0; i < *count; ++i) selected += selection.contains(i);
         total = selected;
     }
-    if (total && *total > 1 && !pattern.numbered())
-        throw UsageError("output '" + pattern.text() + "' names one file for " + std::to_string(*total) +
-                         " frames: use a pattern with %d, e.g. frames/%04d.exr");
+    // One file for several frames: refused before anything is written (a pipe's frames are
+    // counted by looking one frame ahead).
+    const auto one_file = [&](const std::string& frames) {
+        return UsageError((pattern.text() == "-" ? std::string("-o - (standard output) holds one image")
+                                                 : "-o " + pattern.text() + " names one file") +
+                          ", but the input has " + frames + " frames: use a pattern with %d, e.g. frames/%04d.exr");
+    };
+    if (total && *total > 1 && !pattern.numbered()) throw one_file(std::to_string(*total));
+    if (options.preview && pattern.text() == "-")
+        throw UsageError("--preview writes a PNG beside each image; -o - (standard output) has no place beside it");
 
     std::atomic<std::int64_t> encode_ns{0};  // before the queue: its tasks add to it until the queue is gone
     FramePrefetch frames(*reader, selection);
@@ -210,8 +223,7 @@ SequenceReport render_stream(const Backend& backend, const SequenceOptions& opti
 
     while (auto next = frames.next()) {
         const auto& [index, frame] = *next;
-        if (report.frames > 0 && !pattern.numbered())
-            throw UsageError("output '" + pattern.text() + "' names one file, but the input has more than one frame");
+        if (report.frames == 0 && !pattern.numbered() && frames.another()) throw one_file("more than one");
         try {
             particles.load(frame, options.selection, index);
         } catch (const FormatError& e) {
@@ -273,7 +285,13 @@ SequenceReport render_stream(const Backend& backend, const SequenceOptions& opti
                     base_camera = {*o.eye, *o.target, o.up, o.fov_y_deg};
                 } else {
                     const Vec3f direction = o.eye ? *o.eye - o.target.value_or(0.5f * (lo + hi)) : o.direction;
-                    base_camera = fit_camera(lo, hi, direction, o.up, o.fov_y_deg, aspect);
+                    try {
+                        base_camera = fit_camera(lo, hi, direction, o.up, o.fov_y_deg, aspect);
+                    } catch (const UsageError& e) {
+                        // No camera flag may have been given: say whose camera failed and how to give one.
+                        throw UsageError("frame " + std::to_string(index) + ": cannot fit the camera to its particles: " +
+                                         e.what() + "; place it with --eye and --target");
+                    }
                     if (o.target) {
                         // Keep the fitted distance, look at the given target.
                         const Vec3f back = base_camera.eye - base_camera.target;

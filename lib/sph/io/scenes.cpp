@@ -334,7 +334,7 @@ Scene avalanche(const SceneOptions& o) {
     // --model: yield stress 1 kPa (a 1 m slab on the 35 degree slope drives 2.25 kPa at its
     // base, so it flows; on ground flatter than about 15 degrees it stops), plastic viscosity
     // 50 Pa s, solid viscosity 500 Pa s below yield.
-    p.model = o.model.empty() ? Model::bingham : parse_model(o.model);
+    p.model = o.model.empty() ? Model::bingham : parse_model(o.model, "--model");
     if (p.model == Model::wcsph)
         throw UsageError("avalanche: a snow model (bingham, herschel-bulkley, power-law, newtonian-muller)");
     p.rheology.mu = 50.0f;
@@ -483,7 +483,7 @@ void set_hydrostatic_density(ParticleSet& set, const SphParams& p, float surface
 Scene pool(const SceneOptions& o) {
     Scene s;
     SphParams& p = s.params;
-    p.model = o.model.empty() ? Model::newtonian_muller : parse_model(o.model);
+    p.model = o.model.empty() ? Model::newtonian_muller : parse_model(o.model, "--model");
     if (p.model == Model::wcsph) throw UsageError("pool: a snow model (newtonian-muller, bingham, herschel-bulkley, power-law)");
     p.h_m = 0.6f;
     p.dx_m = o.dx_m > 0.0f ? o.dx_m : p.h_m;

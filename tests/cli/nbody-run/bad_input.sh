@@ -52,17 +52,17 @@ run_fails "truncated input" 1 'cut.pks' -i cut.pks --steps 1
 run_fails "empty input" 1 'empty file, not particle data' -i empty.pks --steps 1
 run_fails "no such frame" 2 'no frame 5' -i coincident.pks --start-frame 5 --steps 1
 
-run_fails "theta 0" 2 '--theta must be > 0 (got 0)' -i coincident.pks --steps 1 --theta 0
-run_fails "theta < 0" 2 '--theta must be > 0 (got -0.5)' -i coincident.pks --steps 1 --theta -0.5
+run_fails "theta 0" 2 '--theta must be > 0 and <= 2 (got 0)' -i coincident.pks --steps 1 --theta 0
+run_fails "theta < 0" 2 '--theta must be > 0 and <= 2 (got -0.5)' -i coincident.pks --steps 1 --theta -0.5
 run_fails "theta NaN" 2 '--theta must be a finite number (got nan)' -i coincident.pks --steps 1 --theta nan
-run_fails "theta > 2" 2 'theta must be in (0, 2]' -i coincident.pks --steps 1 --theta 3
+run_fails "theta > 2" 2 '--theta must be > 0 and <= 2 (got 3)' -i coincident.pks --steps 1 --theta 3
 run_fails "infinite dt" 2 '--dt must be a finite number (got inf)' -i coincident.pks --steps 1 --dt inf
 run_fails "NaN softening" 2 '--softening must be a finite number (got nan)' -i coincident.pks --steps 1 \
   --softening nan
 run_fails "NaN until" 2 '--until must be a finite number (got nan)' -i coincident.pks --until nan
 run_fails "infinite every" 2 '--every must be a finite number (got inf)' -i coincident.pks --until 1 --every inf
-run_fails "leaf size 0" 2 'leaf capacity must be in 1..1024' -i coincident.pks --steps 1 --leaf-size 0
-run_fails "depth 24" 2 'depth cap must be in 1..21' -i coincident.pks --steps 1 --max-depth 24
+run_fails "leaf size 0" 2 '--leaf-size must be in 1..1024 (got 0)' -i coincident.pks --steps 1 --leaf-size 0
+run_fails "depth 24" 2 '--max-depth must be in 1..21 (got 24)' -i coincident.pks --steps 1 --max-depth 24
 run_fails "unknown method" 2 '--method' -i coincident.pks --steps 1 --method fmm
 run_fails "unknown flag" 2 'tree-code' -i coincident.pks --steps 1 --tree-code
 run_fails "no stop condition" 2 'exactly one of --until and --steps' -i coincident.pks

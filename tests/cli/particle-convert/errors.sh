@@ -18,13 +18,14 @@ expect_error "missing file" particle-convert "missing.pks"
 check "bad flag" 2 particle-convert --no-such-flag
 expect_error "bad flag" particle-convert ""
 check "bad frames" 2 particle-convert --frames 1:x good.pks out.pks
-expect_error "bad frames" particle-convert "frame selection"
+expect_error "bad frames" particle-convert "--frames must be frame indices"
 check "missing column" 2 particle-convert --columns nope good.pks out.pks
 expect_error "missing column" particle-convert 'no column "nope"'
 check "unknown extension" 2 particle-convert good.pks out.xyz
 expect_error "unknown extension" particle-convert 'unknown output extension ".xyz"'
-check "csv to stdout" 2 particle-convert --to csv good.pks -
-expect_error "csv to stdout" particle-convert "stream format only"
+# Standard output carries the format --to names, as standard input carries CSV.
+check "csv to stdout" 0 particle-convert --to csv good.pks -
+expect_text "csv to stdout" "$work/out" "# group: fluid"
 check "bad level" 2 particle-convert -l 40 good.pks out.pks
 expect_error "bad level" particle-convert "--level must be in -7..22 (got 40)"
 check "terminal" 2 script -qec "particle-convert $data/sample.csv" /dev/null

@@ -65,7 +65,7 @@ check "density limits" 0 sph-step -i db.pks -o lim.pks --steps 1 --density-limit
 check "density limits recorded" 0 particle-info lim.pks
 expect_text "density limits recorded" out "sph.density_max = 1300"
 check "density limits must enclose rho0" 2 sph-step -i db.pks -o x.pks --steps 1 --density-limits 1100,1300 --device cpu
-expect_error "density limits must enclose rho0" sph-step "density limits must enclose rho0"
+expect_error "density limits must enclose rho0" sph-step "(--density-limits) must enclose sph.rho0"
 check "no stop condition" 2 sph-step -i db.pks -o x.pks
 expect_error "no stop condition" sph-step "exactly one of --until and --steps"
 check "bad option value" 2 sph-step -i db.pks -o x.pks --steps 1 --kernel gauss

@@ -32,7 +32,7 @@ expect_file "camera inside: an image" inside.exr
 check "zero-size image" 2 splat-render -q -i no_h.csv -o a.exr --style points --size 0x100
 expect_error "zero-size image" splat-render "image size 0x100"
 check "bad pattern" 2 splat-render -q -i no_h.csv -o "a%s.exr" --style points
-expect_error "bad pattern" splat-render "use one %d"
+expect_error "bad pattern" splat-render "--output must be a name with at most one %d"
 check "unwritable output" 1 splat-render -q -i no_h.csv -o "no/such/dir/%04d.exr" --style points
 expect_error "unwritable output" splat-render "cannot write into no/such/dir"
 

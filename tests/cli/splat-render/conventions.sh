@@ -11,7 +11,7 @@ expect_text "version" "$work/out" "splat-render (Partikel)"
 check "bad flag" 2 splat-render --no-such-flag -o a.exr
 check "no output" 2 splat-render -i x.pks
 check "bad style" 2 splat-render -q -i x.pks -o a.exr --style voxels
-expect_error "bad style" splat-render "unknown style 'voxels'"
+expect_error "bad style" splat-render "--style must be fluid, points or spheres (got 'voxels')"
 check "bad size" 2 splat-render -q -i x.pks -o a.exr --size 1920
 expect_error "bad size" splat-render "WIDTHxHEIGHT"
 check "bad colour map" 2 splat-render -i x.pks -o a.exr --colormap jet

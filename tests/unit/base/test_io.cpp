@@ -275,3 +275,45 @@ TEST_CASE("core.io a Unix socket is connected to and written directly") {
     CHECK(S_ISSOCK(st.st_mode));
     std::system(("rm -rf " + dir).c_str());
 }
+
+TEST_CASE("core.io check_distinct_files: one file by any name is refused, different files pass") {
+    const std::string dir = temp_dir();
+    std::ofstream(dir + "/in.pks") << "data";
+    std::ofstream(dir + "/other.pks") << "data";
+    REQUIRE(::symlink("in.pks", (dir + "/link.pks").c_str()) == 0);
+    REQUIRE(::link((dir + "/in.pks").c_str(), (dir + "/hard.pks").c_str()) == 0);
+    const auto file = [](std::string flag, std::string path) { return NamedFile{std::move(flag), std::move(path), std::nullopt}; };
+    for (const std::string& name : {dir + "/in.pks", dir + "/./in.pks", dir + "/link.pks", dir + "/hard.pks"})
+        CHECK_THROWS_WITH_AS(check_distinct_files({file("--input", dir + "/in.pks")}, {file("--output", name)}),
+                             doctest::Contains("--output must name another file than the input --input"), UsageError);
+    CHECK_NOTHROW(check_distinct_files({file("--input", dir + "/in.pks")}, {file("--output", dir + "/other.pks")}));
+    // Two outputs, before either exists; a dangling link to the other's path.
+    REQUIRE(::symlink("new.pks", (dir + "/dangling.pks").c_str()) == 0);
+    for (const std::string& name : {dir + "/./new.pks", dir + "/dangling.pks"})
+        CHECK_THROWS_WITH_AS(check_distinct_files({}, {file("--output", dir + "/new.pks"), file("--diag", name)}),
+                             doctest::Contains("--diag must name another file than --output"), UsageError);
+    // The files one flag stands for (a side file) are not compared with each other; devices may repeat.
+    CHECK_NOTHROW(check_distinct_files({}, {file("--output", dir + "/new.pks"), file("--output", dir + "/new.xmf")}));
+    CHECK_NOTHROW(check_distinct_files({file("--input", "/dev/null")}, {file("--output", "/dev/null"), file("--diag", "/dev/null")}));
+    std::system(("rm -rf " + dir).c_str());
+}
+
+TEST_CASE("core.io check_distinct_files: a numbered series is compared file by file, up front") {
+    const std::string dir = temp_dir();
+    std::ofstream(dir + "/f_0003.exr") << "an input";
+    std::ofstream(dir + "/f_3.exr") << "not of the series (no padding)";
+    const auto padded = [](std::int64_t n) {
+        char text[32];
+        std::snprintf(text, sizeof text, "%04lld", static_cast<long long>(n));
+        return std::string(text);
+    };
+    const NamedFile series{"--output", dir + "/f_%04d.exr", NamedFile::Series{dir + "/f_", ".exr", padded}};
+    const std::string shown = "f_0003.exr (of " + dir + "/f_%04d.exr)";
+    CHECK_THROWS_WITH_AS(check_distinct_files({{"--environment", dir + "/f_0003.exr", std::nullopt}}, {series}),
+                         doctest::Contains(shown.c_str()), UsageError);
+    CHECK_NOTHROW(check_distinct_files({{"--environment", dir + "/f_3.exr", std::nullopt}}, {series}));
+    // A new path another output would create as one of the series' files.
+    CHECK_THROWS_AS(check_distinct_files({}, {series, {"--diag", dir + "/f_0042.exr", std::nullopt}}), UsageError);
+    CHECK_NOTHROW(check_distinct_files({}, {series, {"--diag", dir + "/f_42.exr", std::nullopt}}));
+    std::system(("rm -rf " + dir).c_str());
+}

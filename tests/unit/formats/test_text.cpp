@@ -110,7 +110,8 @@ TEST_CASE("frame selection follows Python slices") {
 
 TEST_CASE("group and column selection keeps order and renames") {
     Frame f = every_type_frame(0, 4);
-    apply_selection(f, NameSelection::parse("boundary:walls,fluid"), NameSelection::parse("mass:m,position"));
+    apply_selection(f, NameSelection::parse("boundary:walls,fluid", "--groups"),
+                    NameSelection::parse("mass:m,position", "--columns"));
     REQUIRE(f.groups().size() == 2);
     CHECK(f.groups()[0].name() == "walls");
     CHECK(f.groups()[0].columns().size() == 2);
@@ -119,10 +120,10 @@ TEST_CASE("group and column selection keeps order and renames") {
     CHECK(f.groups()[1].columns().size() == 1);
     CHECK(f.groups()[1].columns()[0].name() == "position");
     Frame g = every_type_frame(0, 4);
-    CHECK_THROWS_AS(apply_selection(g, NameSelection::parse("nope"), {}), UsageError);
-    CHECK_THROWS_AS(apply_selection(g, {}, NameSelection::parse("nope")), UsageError);
-    CHECK_THROWS_AS(NameSelection::parse("a,a:b"), UsageError);
-    CHECK_THROWS_AS(NameSelection::parse("a:b/c"), UsageError);
+    CHECK_THROWS_AS(apply_selection(g, NameSelection::parse("nope", "--groups"), {}), UsageError);
+    CHECK_THROWS_AS(apply_selection(g, {}, NameSelection::parse("nope", "--columns")), UsageError);
+    CHECK_THROWS_AS(NameSelection::parse("a,a:b", "--groups"), UsageError);
+    CHECK_THROWS_AS(NameSelection::parse("a:b/c", "--groups"), UsageError);
 }
 
 TEST_CASE("for_each_selected seeks past unselected frames of indexed files") {

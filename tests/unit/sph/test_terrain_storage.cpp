@@ -16,11 +16,11 @@ using namespace partikel::sph;
 
 namespace {
 
-struct TempFile {
+struct ScratchFile {
     std::string path;
-    explicit TempFile(const std::string& name)
+    explicit ScratchFile(const std::string& name)
         : path((std::filesystem::temp_directory_path() / ("pk_terrain_storage_" + name)).string()) {}
-    ~TempFile() { std::filesystem::remove(path); }
+    ~ScratchFile() { std::filesystem::remove(path); }
 };
 
 HeightField terrain_1024() {
@@ -63,7 +63,7 @@ TEST_CASE("20 frames over a 1024^2 terrain: the file grows by the particles only
     without.terrain = {};
     for (const char* ext : {"pks", "h5"}) {
         CAPTURE(std::string(ext));
-        TempFile a(std::string("with.") + ext), b(std::string("without.") + ext);
+        ScratchFile a(std::string("with.") + ext), b(std::string("without.") + ext);
         const auto bytes_with = write_run(a.path, with), bytes_without = write_run(b.path, without);
         // One copy of the heights: 4 MiB raw, stored compressed; 20 copies would be 20 times it.
         const double terrain_once = double(bytes_with) - double(bytes_without);
