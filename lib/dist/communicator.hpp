@@ -144,6 +144,13 @@ public:
         allgather_bytes(&value, sizeof(T), out.data());
         return out;
     }
+    // Every rank's values (the same number on every rank), rank after rank.
+    template <class T> std::vector<T> allgather(std::span<const T> mine) const {
+        static_assert(std::is_trivially_copyable_v<T>);
+        std::vector<T> out(mine.size() * static_cast<std::size_t>(size()));
+        allgather_bytes(mine.data(), mine.size_bytes(), out.data());
+        return out;
+    }
     // Every rank's bytes (any length), in rank order.
     std::vector<std::vector<std::byte>> allgatherv(std::span<const std::byte> mine) const;
     // Every rank's bytes in rank order on `root`; an empty vector elsewhere.

@@ -1,7 +1,6 @@
 #include "dist/particle_exchange.hpp"
 
 #include <algorithm>
-#include <cstring>
 #include <string>
 
 #include "base/error.hpp"
@@ -76,14 +75,7 @@ void ParticleExchange::check_buffers(const FieldArrays& table, std::uint64_t fie
 }
 
 std::vector<std::uint64_t> ParticleExchange::gather_counts(const std::vector<std::uint64_t>& mine) const {
-    const std::size_t row = mine.size();
-    const auto parts = comm_.allgatherv(std::as_bytes(std::span<const std::uint64_t>(mine)));
-    std::vector<std::uint64_t> out(row * parts.size());
-    for (std::size_t r = 0; r < parts.size(); ++r) {
-        if (parts[r].size() != row * sizeof(std::uint64_t)) throw UsageError("dist: ranks disagree on the rank count");
-        std::memcpy(out.data() + r * row, parts[r].data(), parts[r].size());
-    }
-    return out;
+    return comm_.allgather(std::span<const std::uint64_t>(mine));
 }
 
 std::size_t ParticleExchange::device_bytes() const {

@@ -3,7 +3,8 @@
 # short run the frames of 2 and 4 ranks equal one rank's up to reordered sums (compare-results,
 # tolerances below), with exactly the same particles, ids, kinds and masses; diagnostics gain an
 # imbalance column; a restart on a different rank count (2 -> 3, and 4 ranks' frame on 1) goes
-# on like the straight run; the snow model (Bingham, kept neighbour lists) across 3 ranks; and
+# on like the straight run; the snow model (Bingham, kept neighbour lists) across 3 ranks; an
+# interrupt stops every rank after the same step, the output kept; and
 # failures end every rank with one line, frames kept, never a hang (each mpirun under a timeout):
 # a rank that throws on its own, a runaway on any rank (agreed), a truncated start frame read by
 # rank 0, and a rank count that cuts slabs thinner than the halo.
@@ -68,6 +69,19 @@ check "snow on one rank" 0 sph-step -i db.pks -o snow1.pks $snow
 check "snow on 3 ranks" 0 mpi -np 3 sph-step -i db.pks -o snow3.pks $snow
 check "snow: 3 ranks equal one rank" 0 compare-results $close snow3.pks snow1.pks
 check "snow: the same particles, exactly" 0 compare-results $exact snow3.pks snow1.pks
+
+# An interrupt: Ctrl-C on mpirun (which sends every rank SIGTERM) stops every rank after the
+# same step; rank 0 keeps the output, its last frame a restart point.
+timeout 120 mpirun --quiet --oversubscribe --allow-run-as-root -np 2 \
+  sph-step -i db.pks -o int.pks --until 100 --every-steps 50 --device cpu 2> int.err &
+pid=$!
+for _ in $(seq 300); do ls -A | grep -q "int.pks.partikel-tmp" && break; sleep 0.1; done
+sleep 1
+kill -INT $pid
+wait $pid
+grep -q "interrupted by SIG.* at step" int.err || { echo "FAIL interrupt: no note"; sed 's/^/  /' int.err; fail=1; }
+check "interrupted output is complete" 0 particle-info int.pks
+check "interrupted output restarts" 0 sph-step -i int.pks -o /dev/null --force --steps 2 --device cpu
 
 # A rank that fails on its own (the run loop's test hook): every rank ends, rank 0 prints the
 # failing rank's line, the frames written before are kept.

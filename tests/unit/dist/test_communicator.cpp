@@ -86,6 +86,10 @@ TEST_CASE("allgather, allgatherv and gatherv keep rank order") {
     const auto values = c.allgather(10 * c.rank() + 3);
     REQUIRE(values.size() == std::size_t(c.size()));
     for (int r = 0; r < c.size(); ++r) CHECK(values[std::size_t(r)] == 10 * r + 3);
+    const std::int64_t pair[2] = {c.rank(), -c.rank()};
+    const auto pairs = c.allgather(std::span<const std::int64_t>(pair));
+    REQUIRE(pairs.size() == 2 * std::size_t(c.size()));
+    for (int r = 0; r < c.size(); ++r) CHECK((pairs[2 * std::size_t(r)] == r && pairs[2 * std::size_t(r) + 1] == -r));
 
     // Rank r gives r + 1 bytes of value r (rank 0 once gives nothing: an empty part).
     for (bool empty_root : {false, true}) {
