@@ -40,16 +40,7 @@ SolverState::SolverState(const Backend& b, const NbodyParams& p, SolverOptions o
       params(p),
       options(o),
       n(count),
-      position(b, count),
-      velocity(b, count),
-      position_spare(b, count),
-      velocity_spare(b, count),
-      body(b, count),
-      body_spare(b, count),
-      accel(b, count),
-      potential(b, count),
-      id(b, count),
-      id_spare(b, count),
+      fields(b, kNbodyFields, kAllFields, count),
       box(b, 1),
       moments(b, 1),
       group_cells(b, group_count(count)),
@@ -85,15 +76,18 @@ Solver::Solver(const Backend& backend, const NbodyParams& params, const Bodies& 
     SolverState& s = *state_;
     s.step = step;
     s.time = time;
+    std::vector<float> mass(n);
     std::vector<Vec4f> packed(n);
     for (std::size_t i = 0; i < n; ++i) {
         const Vec3d x = bodies.position[i];
-        packed[i] = Vec4f{float(x.x), float(x.y), float(x.z), float(bodies.mass[i])};
+        mass[i] = float(bodies.mass[i]);
+        packed[i] = Vec4f{float(x.x), float(x.y), float(x.z), mass[i]};
     }
-    s.position.copy_from_host(bodies.position);
-    s.velocity.copy_from_host(bodies.velocity);
-    s.body.copy_from_host(packed);
-    s.id.copy_from_host(bodies.id);
+    s.fields.upload(field::position, bodies.position.data(), n);
+    s.fields.upload(field::velocity, bodies.velocity.data(), n);
+    s.fields.upload(field::mass, mass.data(), n);
+    s.fields.upload(field::id, bodies.id.data(), n);
+    s.fields.upload(field::body, packed.data(), n);
     with_exec(backend, [&](const auto& e) { compute_forces(e, s); });
 }
 
@@ -114,20 +108,27 @@ PhaseProfile& Solver::profile() { return state_->profile; }
 Bodies Solver::download() const {
     const SolverState& s = *state_;
     Bodies b;
-    b.position = s.position.to_vector();
-    b.velocity = s.velocity.to_vector();
-    b.id = s.id.to_vector();
-    const std::vector<Vec4f> packed = s.body.to_vector();
-    b.mass.resize(s.n);
-    for (std::size_t i = 0; i < s.n; ++i) b.mass[i] = packed[i].w;
+    b.resize(s.n);
+    std::vector<float> mass(s.n);
+    s.fields.download(field::position, b.position.data(), s.n);
+    s.fields.download(field::velocity, b.velocity.data(), s.n);
+    s.fields.download(field::mass, mass.data(), s.n);
+    s.fields.download(field::id, b.id.data(), s.n);
+    for (std::size_t i = 0; i < s.n; ++i) b.mass[i] = mass[i];
     return b;
 }
 
-std::vector<Vec4f> Solver::download_accelerations() const { return state_->accel.to_vector(); }
+std::vector<Vec4f> Solver::download_accelerations() const {
+    std::vector<Vec4f> a(state_->n);
+    state_->fields.download(field::acceleration, a.data(), state_->n);
+    return a;
+}
 
 std::vector<Vec4f> Solver::download_potentials() {
     compute_potential();
-    return state_->potential.to_vector();
+    std::vector<Vec4f> a(state_->n);
+    state_->fields.download(field::potential, a.data(), state_->n);
+    return a;
 }
 
 void Solver::compute_potential() {
@@ -195,19 +196,17 @@ ForceErrorStats Solver::force_error(std::size_t samples, std::uint64_t seed) {
 
 std::size_t Solver::device_bytes() const {
     const SolverState& s = *state_;
-    std::size_t bytes = s.position.bytes() + s.velocity.bytes() + s.position_spare.bytes() + s.velocity_spare.bytes() +
-                        s.body.bytes() + s.body_spare.bytes() + s.accel.bytes() + s.potential.bytes() + s.id.bytes() +
-                        s.id_spare.bytes() + s.direct_partial.bytes() + s.group_cells.bytes() + s.group_pairs.bytes() +
+    std::size_t bytes = s.fields.device_bytes() + s.direct_partial.bytes() + s.group_cells.bytes() + s.group_pairs.bytes() +
                         s.radius_key.bytes() + s.radius_key_sorted.bytes() + s.radius_index.bytes() +
                         s.radius_order.bytes() + s.cumulative_mass.bytes() + s.workspace.size();
     if (s.tree) bytes += s.tree->device_bytes();
     return bytes;
 }
 
-Solver::DeviceView Solver::device_view() const {
+DeviceBytes Solver::field_bytes(int field) const {
     const SolverState& s = *state_;
-    return DeviceView{s.position.data(), s.velocity.data(), s.body.data(), s.accel.data(),
-                      s.potential.data(), s.id.data(), s.n};
+    const std::size_t record = field_element_bytes(s.fields.spec(field));
+    return DeviceBytes{s.fields.raw(field, record), s.n * record};
 }
 
 }  // namespace partikel::nbody

@@ -22,6 +22,7 @@
 
 #include "base/vec.hpp"
 #include "core/backend.hpp"
+#include "core/staged_copy.hpp"
 #include "core/timer.hpp"
 #include "nbody/bodies.hpp"
 #include "nbody/params.hpp"
@@ -119,17 +120,10 @@ public:
     PhaseProfile& profile();
     std::size_t device_bytes() const;
 
-    // The current state's arrays on the backend, valid until the next step() (frame capture).
-    struct DeviceView {
-        const Vec3d* position;
-        const Vec3d* velocity;
-        const Vec4f* body;          // (x, y, z, m) in single precision
-        const Vec4f* acceleration;  // (a, 0) of the last step
-        const Vec4f* potential;     // (a, phi) after compute_potential()
-        const std::uint64_t* id;
-        std::size_t count;
-    };
-    DeviceView device_view() const;
+    // A field of the current state on the backend (nbody/fields.hpp: acceleration is the last
+    // step's, potential compute_potential()'s), size() records, in the solver's order; valid
+    // until the next step() (frame capture).
+    DeviceBytes field_bytes(int field) const;
 
 private:
     std::unique_ptr<SolverState> state_;

@@ -9,10 +9,12 @@
 #include <limits>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "base/error.hpp"
 #include "base/hd.hpp"
 #include "core/exec.hpp"
+#include "core/fields_impl.hpp"
 #include "core/memory.hpp"
 #include "core/reduce_ops.hpp"
 #include "nbody/direct.hpp"
@@ -87,24 +89,15 @@ struct Kick {
     PK_HD void operator()(std::size_t i) const { velocity[i] = kicked(velocity[i], accel[i], half_dt); }
 };
 
-// Body k along the curve from body order[k]; the force sums' copy in float.
-struct Reorder {
-    const std::uint32_t* order;
-    const Vec3d* position_in;
-    const Vec3d* velocity_in;
-    const std::uint64_t* id_in;
-    const Vec4f* body_in;
-    Vec3d* position_out;
-    Vec3d* velocity_out;
-    std::uint64_t* id_out;
-    Vec4f* body_out;
-    PK_HD void operator()(std::size_t k) const {
-        const std::uint32_t from = order[k];
-        const Vec3d x = position_in[from];
-        position_out[k] = x;
-        velocity_out[k] = velocity_in[from];
-        id_out[k] = id_in[from];
-        body_out[k] = Vec4f{float(x.x), float(x.y), float(x.z), body_in[from].w};
+// The reorder's epilogue (core/fields_impl.hpp): body k along the curve, the force sums' copy
+// in float, from the state of body `from` before the fields move.
+struct BodyRecord {
+    const Vec3d* position;
+    const float* mass;
+    Vec4f* body;
+    PK_HD void operator()(std::size_t k, std::uint32_t from) const {
+        const Vec3d x = position[from];
+        body[k] = Vec4f{float(x.x), float(x.y), float(x.z), mass[from]};
     }
 };
 
@@ -247,8 +240,10 @@ namespace detail {
 
 // NumericalError naming the first body with a non-finite position (host search; the run is over).
 inline void report_nonfinite(SolverState& s) {
-    const auto x = s.position.to_vector();
-    const auto ids = s.id.to_vector();
+    std::vector<Vec3d> x(s.n);
+    std::vector<std::uint64_t> ids(s.n);
+    s.fields.download(field::position, x.data(), s.n);
+    s.fields.download(field::id, ids.data(), s.n);
     for (std::size_t i = 0; i < s.n; ++i)
         if (!std::isfinite(x[i].x) || !std::isfinite(x[i].y) || !std::isfinite(x[i].z))
             throw NumericalError("nbody: step " + std::to_string(s.step) + ": body id " + std::to_string(ids[i]) +
@@ -258,14 +253,14 @@ inline void report_nonfinite(SolverState& s) {
 
 template <class Exec> void bounding_box(const Exec& exec, SolverState& s) {
     auto scope = s.profile.phase("box");
-    exec.transform_reduce(s.workspace, s.n, kernels::BoxOfPosition{s.position.data()}, kernels::CombineBoxes{},
+    exec.transform_reduce(s.workspace, s.n, kernels::BoxOfPosition{s.position()}, kernels::CombineBoxes{},
                           kernels::empty_box(), s.box.data());
 }
 
 inline TreeWalk device_walk(SolverState& s, bool with_potential, Vec4f* out) {
     TreeWalk w;
     w.tree = s.tree->view();
-    w.bodies = s.body.data();
+    w.bodies = s.body();
     w.body_count = s.n;
     w.G = float(s.params.units.G);
     w.softening = s.params.softening;
@@ -286,7 +281,7 @@ template <class Exec> void rebuild_tree(const Exec& exec, SolverState& s) {
     bounding_box(exec, s);
     {
         auto scope = s.profile.phase("keys");
-        tree.compute_keys(exec, s.box.data(), s.position.data(), s.n);
+        tree.compute_keys(exec, s.box.data(), s.position(), s.n);
     }
     {
         auto scope = s.profile.phase("sort");
@@ -294,15 +289,8 @@ template <class Exec> void rebuild_tree(const Exec& exec, SolverState& s) {
     }
     {
         auto scope = s.profile.phase("reorder");
-        exec.for_each(s.n,
-                      kernels::Reorder{tree.order(), s.position.data(), s.velocity.data(), s.id.data(), s.body.data(),
-                                       s.position_spare.data(), s.velocity_spare.data(), s.id_spare.data(),
-                                       s.body_spare.data()},
-                      "nbody.reorder");
-        std::swap(s.position, s.position_spare);
-        std::swap(s.velocity, s.velocity_spare);
-        std::swap(s.id, s.id_spare);
-        std::swap(s.body, s.body_spare);
+        s.fields.gather(exec, tree.order(), s.n, kFieldGather,
+                        kernels::BodyRecord{s.position(), s.fields.data<float>(field::mass), s.body()});
     }
     {
         auto scope = s.profile.phase("build");
@@ -310,7 +298,7 @@ template <class Exec> void rebuild_tree(const Exec& exec, SolverState& s) {
     }
     if (exec.read_value(s.box.data()).nonfinite) report_nonfinite(s);
     auto scope = s.profile.phase("multipoles");
-    tree.compute_multipoles(exec, s.body.data());
+    tree.compute_multipoles(exec, s.body());
 }
 
 template <class Exec> void hybrid_walk(const Exec& exec, SolverState& s) {
@@ -330,7 +318,7 @@ template <class Exec> void hybrid_walk(const Exec& exec, SolverState& s) {
     auto to_host = [&](void* dst, const void* src, std::size_t bytes) {
         copy_bytes(h.copy_queue, dst, src, bytes, CopyDirection::device_to_host, true);
     };
-    to_host(h.bodies.data(), s.body.data(), n * sizeof(Vec4f));
+    to_host(h.bodies.data(), s.body(), n * sizeof(Vec4f));
     to_host(h.com_mass.data(), v.com_mass, nodes * sizeof(Vec4f));
     to_host(h.cube.data(), v.cube, nodes * sizeof(Vec4f));
     to_host(h.links.data(), v.links, nodes * sizeof(NodeLinks));
@@ -342,7 +330,7 @@ template <class Exec> void hybrid_walk(const Exec& exec, SolverState& s) {
     to_host(h.first_gpu_group_host.data(), h.first_gpu_group.data(), sizeof(std::uint32_t));
     h.tree_copied.record(h.copy_queue);
 
-    TreeWalk walk = device_walk(s, false, s.accel.data());
+    TreeWalk walk = device_walk(s, false, s.accel());
     walk.first_group = h.first_gpu_group.data();
     h.gpu_timer.start();
     tree_forces(exec, walk);
@@ -364,7 +352,7 @@ template <class Exec> void hybrid_walk(const Exec& exec, SolverState& s) {
     auto to_device = [&](void* dst, const void* src, std::size_t bytes) {
         copy_bytes(h.copy_queue, dst, src, bytes, CopyDirection::host_to_device, true);
     };
-    to_device(s.accel.data(), h.accel.data(), cpu_bodies * sizeof(Vec4f));
+    to_device(s.accel(), h.accel.data(), cpu_bodies * sizeof(Vec4f));
     to_device(s.group_cells.data(), h.cells.data(), cpu_groups * sizeof(std::uint32_t));
     to_device(s.group_pairs.data(), h.pairs.data(), cpu_groups * sizeof(std::uint32_t));
     h.results_uploaded.record(h.copy_queue);
@@ -381,9 +369,9 @@ template <class Exec> void hybrid_walk(const Exec& exec, SolverState& s) {
 // .w when asked).
 inline DirectSum all_pairs(SolverState& s, Vec4f* out, bool with_potential) {
     DirectSum d;
-    d.targets = s.body.data();
+    d.targets = s.body();
     d.target_count = s.n;
-    d.sources = s.body.data();
+    d.sources = s.body();
     d.source_count = s.n;
     d.G = float(s.params.units.G);
     d.softening = s.params.softening;
@@ -401,13 +389,13 @@ template <class Exec> void compute_forces(const Exec& exec, SolverState& s) {
         detail::bounding_box(exec, s);
         if (exec.read_value(s.box.data()).nonfinite) detail::report_nonfinite(s);
         auto scope = s.profile.phase("direct");
-        direct_forces(exec, detail::all_pairs(s, s.accel.data(), false));
+        direct_forces(exec, detail::all_pairs(s, s.accel(), false));
         return;
     }
     detail::rebuild_tree(exec, s);
     auto scope = s.profile.phase("traversal");
     if (s.params.method == ForceMethod::hybrid) detail::hybrid_walk(exec, s);
-    else tree_forces(exec, detail::device_walk(s, false, s.accel.data()));
+    else tree_forces(exec, detail::device_walk(s, false, s.accel()));
 }
 
 template <class Exec> void advance(const Exec& exec, SolverState& s) {
@@ -416,14 +404,14 @@ template <class Exec> void advance(const Exec& exec, SolverState& s) {
         auto scope = s.profile.phase("integration");
         const bool direct = s.params.method == ForceMethod::direct;
         exec.for_each(s.n,
-                      kernels::KickDrift{s.position.data(), s.velocity.data(), s.accel.data(),
-                                         direct ? s.body.data() : nullptr, 0.5 * dt, dt},
+                      kernels::KickDrift{s.position(), s.velocity(), s.accel(),
+                                         direct ? s.body() : nullptr, 0.5 * dt, dt},
                       "nbody.kick_drift");
     }
     compute_forces(exec, s);
     {
         auto scope = s.profile.phase("integration");
-        exec.for_each(s.n, kernels::Kick{s.velocity.data(), s.accel.data(), 0.5 * dt}, "nbody.kick");
+        exec.for_each(s.n, kernels::Kick{s.velocity(), s.accel(), 0.5 * dt}, "nbody.kick");
     }
     s.step += 1;
     s.time += dt;
@@ -433,9 +421,9 @@ template <class Exec> void advance(const Exec& exec, SolverState& s) {
 
 template <class Exec> void potential_pass(const Exec& exec, SolverState& s) {
     if (s.params.method == ForceMethod::direct) {
-        direct_forces(exec, detail::all_pairs(s, s.potential.data(), true));
+        direct_forces(exec, detail::all_pairs(s, s.potential(), true));
     } else {
-        TreeWalk w = detail::device_walk(s, true, s.potential.data());
+        TreeWalk w = detail::device_walk(s, true, s.potential());
         w.cell_interactions = nullptr;  // keep the counts of the step's walk
         w.body_interactions = nullptr;
         tree_forces(exec, w);
@@ -447,14 +435,14 @@ template <class Exec> Diagnostics compute_diagnostics(const Exec& exec, SolverSt
     if (!s.potential_current) potential_pass(exec, s);
     const Moments zero{};
     exec.transform_reduce(s.workspace, s.n,
-                          kernels::MomentsOfBody{s.position.data(), s.velocity.data(), s.body.data(), s.potential.data()},
+                          kernels::MomentsOfBody{s.position(), s.velocity(), s.body(), s.potential()},
                           kernels::AddMoments{}, zero, s.moments.data());
     const auto n32 = static_cast<std::uint32_t>(s.n);
-    exec.for_each(s.n, kernels::RadiusKeys{s.position.data(), s.moments.data(), s.radius_key.data(), s.radius_index.data()},
+    exec.for_each(s.n, kernels::RadiusKeys{s.position(), s.moments.data(), s.radius_key.data(), s.radius_index.data()},
                   "nbody.radius_keys");
     exec.sort_pairs(s.workspace, s.radius_key.data(), s.radius_key_sorted.data(), s.radius_index.data(),
                     s.radius_order.data(), s.n);
-    exec.for_each(s.n + 1, kernels::MassByRadius{s.radius_order.data(), s.body.data(), n32, s.cumulative_mass.data()},
+    exec.for_each(s.n + 1, kernels::MassByRadius{s.radius_order.data(), s.body(), n32, s.cumulative_mass.data()},
                   "nbody.mass_by_radius");
     exec.exclusive_sum(s.workspace, s.cumulative_mass.data(), s.cumulative_mass.data(), s.n + 1);
     exec.for_each(3,
@@ -503,13 +491,13 @@ template <class Exec> Interactions count_interactions(const Exec& exec, SolverSt
 template <class Exec>
 void reference_accelerations(const Exec& exec, SolverState& s, const std::uint32_t* samples, std::size_t count,
                              Vec4f* targets, Vec4f* reference, Vec4f* solver_values, Vec4f* partial) {
-    exec.for_each(count, kernels::GatherSamples{samples, s.body.data(), s.accel.data(), targets, solver_values},
+    exec.for_each(count, kernels::GatherSamples{samples, s.body(), s.accel(), targets, solver_values},
                   "nbody.gather_samples");
     DirectSum d;
     d.targets = targets;
     d.target_count = count;
     d.target_source_index = samples;
-    d.sources = s.body.data();
+    d.sources = s.body();
     d.source_count = s.n;
     d.G = float(s.params.units.G);
     d.softening = s.params.softening;

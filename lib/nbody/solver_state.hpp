@@ -8,8 +8,10 @@
 #include "core/backend.hpp"
 #include "core/buffer.hpp"
 #include "core/event.hpp"
+#include "core/fields.hpp"
 #include "core/timer.hpp"
 #include "core/workspace.hpp"
+#include "nbody/fields.hpp"
 #include "nbody/hybrid.hpp"
 #include "nbody/solver.hpp"
 #include "nbody/tree.hpp"
@@ -52,11 +54,7 @@ struct SolverState {
     double time = 0.0;
     double last_dt = 0.0;
 
-    DeviceBuffer<Vec3d> position, velocity, position_spare, velocity_spare;
-    DeviceBuffer<Vec4f> body, body_spare;  // (x, y, z, m) in float for the force sums
-    DeviceBuffer<Vec4f> accel;             // (a, 0) of the last force evaluation
-    DeviceBuffer<Vec4f> potential;         // (a, phi) from compute_potential()
-    DeviceBuffer<std::uint64_t> id, id_spare;
+    FieldArrays fields;                    // nbody/fields.hpp, in the solver's order (the curve's for the tree)
     DeviceBuffer<Vec4f> direct_partial;    // the direct sum's slices (CUDA)
     DeviceBuffer<BoundingBox> box;
     DeviceBuffer<Moments> moments;
@@ -73,6 +71,12 @@ struct SolverState {
     bool potential_current = false;
 
     SolverState(const Backend& backend, const NbodyParams& params, SolverOptions options, std::size_t n);
+
+    Vec3d* position() { return fields.data<Vec3d>(field::position); }
+    Vec3d* velocity() { return fields.data<Vec3d>(field::velocity); }
+    Vec4f* body() { return fields.data<Vec4f>(field::body); }
+    Vec4f* accel() { return fields.data<Vec4f>(field::acceleration); }
+    Vec4f* potential() { return fields.data<Vec4f>(field::potential); }
 };
 
 // The step and the diagnostics, written once (solver_impl.hpp; instantiated in solver_cpu.cpp

@@ -1,24 +1,24 @@
 #include "nbody/io/simulation.hpp"
 
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <string>
 
 #include "base/error.hpp"
+#include "nbody/fields.hpp"
 
 namespace partikel::nbody {
-
-namespace {
-
-// Buffers of a capture, in this order (the optional ones only when written).
-enum CaptureBuffer { kPosition, kVelocity, kBody, kId, kAcceleration, kPotential };
-
-}  // namespace
 
 NbodySimulation::NbodySimulation(const Backend& backend, const StartState& start, SimulationOptions options)
     : params_(start.params),
       options_(options),
-      solver_(backend, start.params, start.bodies, start.step, start.time, options.solver) {}
+      solver_(backend, start.params, start.bodies, start.step, start.time, options.solver) {
+    for (int f = 0; f < field::count; ++f)
+        if ((kNbodyFields[f].flags & kFieldWrite) || (f == field::acceleration && options.write_acceleration) ||
+            (f == field::potential && options.write_potential))
+            written_.push_back(f);
+}
 
 void NbodySimulation::step() { solver_.step(); }
 
@@ -68,54 +68,49 @@ std::vector<double> NbodySimulation::diagnostics() {
 }
 
 std::vector<std::size_t> NbodySimulation::frame_buffer_capacity() const {
-    const std::size_t n = solver_.size();
-    std::vector<std::size_t> bytes = {n * sizeof(Vec3d), n * sizeof(Vec3d), n * sizeof(Vec4f), n * sizeof(std::uint64_t)};
-    if (options_.write_acceleration) bytes.push_back(n * sizeof(Vec4f));
-    if (options_.write_potential) bytes.push_back(n * sizeof(Vec4f));
+    std::vector<std::size_t> bytes;
+    for (int f : written_) bytes.push_back(solver_.size() * field_element_bytes(kNbodyFields[f]));
     return bytes;
 }
 
 run::FrameCapture NbodySimulation::frame_capture() {
     if (options_.write_potential) solver_.compute_potential();
-    const Solver::DeviceView v = solver_.device_view();
     run::FrameCapture c;
-    c.buffers = {{v.position, v.count * sizeof(Vec3d)},
-                 {v.velocity, v.count * sizeof(Vec3d)},
-                 {v.body, v.count * sizeof(Vec4f)},
-                 {v.id, v.count * sizeof(std::uint64_t)}};
-    if (options_.write_acceleration) c.buffers.push_back({v.acceleration, v.count * sizeof(Vec4f)});
-    if (options_.write_potential) c.buffers.push_back({v.potential, v.count * sizeof(Vec4f)});
+    for (int f : written_) c.buffers.push_back(solver_.field_bytes(f));
     c.step = solver_.step_count();
     c.time = solver_.time();
     c.dt = solver_.last_dt();
-    c.count = v.count;
+    c.count = solver_.size();
     return c;
 }
 
 fmt::Frame NbodySimulation::build_frame(std::span<const std::span<const std::byte>> host,
                                         const run::FrameCapture& capture) const {
     const std::size_t n = capture.count;
-    const std::size_t expected = 4 + (options_.write_acceleration ? 1 : 0) + (options_.write_potential ? 1 : 0);
-    if (host.size() != expected) throw UsageError("nbody: a frame capture with the wrong number of buffers");
-    auto records = [&](std::size_t buffer, auto type_tag) {
+    if (host.size() != written_.size()) throw UsageError("nbody: a frame capture with the wrong number of buffers");
+    std::array<std::span<const std::byte>, field::count> columns{};
+    for (std::size_t i = 0; i < written_.size(); ++i) {
+        const int f = written_[i];
+        if (host[i].size() < n * field_element_bytes(kNbodyFields[f]))
+            throw UsageError("nbody: a captured buffer is too short");
+        columns[std::size_t(f)] = host[i];
+    }
+    auto records = [&](int f, auto type_tag) {
         using T = decltype(type_tag);
-        if (host[buffer].size() < n * sizeof(T)) throw UsageError("nbody: a captured buffer is too short");
         std::vector<T> out(n);
-        std::memcpy(out.data(), host[buffer].data(), n * sizeof(T));
+        std::memcpy(out.data(), columns[std::size_t(f)].data(), n * sizeof(T));
         return out;
     };
     Bodies b;
-    b.position = records(kPosition, Vec3d{});
-    b.velocity = records(kVelocity, Vec3d{});
-    b.id = records(kId, std::uint64_t{});
-    const std::vector<Vec4f> body = records(kBody, Vec4f{});
-    b.mass.resize(n);
-    for (std::size_t i = 0; i < n; ++i) b.mass[i] = body[i].w;
-    std::size_t next = kAcceleration;
+    b.position = records(field::position, Vec3d{});
+    b.velocity = records(field::velocity, Vec3d{});
+    b.id = records(field::id, std::uint64_t{});
+    const std::vector<float> mass = records(field::mass, float{});
+    b.mass.assign(mass.begin(), mass.end());
     std::vector<Vec4f> accel;
-    if (options_.write_acceleration) accel = records(next++, Vec4f{});
+    if (options_.write_acceleration) accel = records(field::acceleration, Vec4f{});
     if (options_.write_potential) {
-        const std::vector<Vec4f> potential = records(next, Vec4f{});
+        const std::vector<Vec4f> potential = records(field::potential, Vec4f{});
         if (accel.empty()) accel = potential;  // acceleration not asked for: only .w is written
         else
             for (std::size_t i = 0; i < n; ++i) accel[i].w = potential[i].w;

@@ -50,6 +50,7 @@ private:
     NbodyParams params_;  // fixed after construction: build_frame reads it on the writer thread
     SimulationOptions options_;
     Solver solver_;
+    std::vector<int> written_;  // the fields a frame captures (nbody/fields.hpp), in capture order
     std::optional<double> initial_energy_;
 };
 
