@@ -62,4 +62,5 @@ if(NOT doctest_FOUND)
   target_include_directories(doctest::doctest INTERFACE ${DOCTEST_INCLUDE_DIR})
 endif()
 find_package(PNG QUIET)
-find_package(MPI QUIET COMPONENTS CXX)
+# lib/dist (optional; PARTIKEL_MPI): the C API only.
+find_package(MPI QUIET COMPONENTS C)

@@ -1,6 +1,7 @@
-# Test helpers. Labels: unit, cli, physics, gpu, mpi, slow (the default run excludes gpu, mpi
-# and slow). Tests run on the CPU backend everywhere; doctest cases in the "gpu" test suite
-# run the CUDA backend and are registered only under the `gpu` label.
+# Test helpers. Labels: unit, cli, physics, gpu, mpi, slow (the default run excludes gpu and
+# slow; mpi tests run CPU ranks under mpirun there, gpu+mpi ones on the GPU machine). Tests run
+# on the CPU backend everywhere; doctest cases in the "gpu" test suite run the CUDA backend and
+# are registered only under the `gpu` label.
 
 # partikel_add_doctest(area SOURCES ... DEPS ... [LABEL unit|physics]):
 # one doctest binary per area; registers <label>.<area> (every suite except "gpu" and "slow"),

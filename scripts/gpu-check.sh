@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # On the GPU machine (docs/PERFORMANCE.md): build with CUDA for sm_90, run the `gpu` tests (CUDA
-# against CPU) and the benchmarks, and leave logs under $OUT. Prints a short summary last.
+# against CPU; those also labelled mpi need several GPUs: scripts/multi-gpu-check.sh) and the
+# benchmarks (bench_dist only when named: it is multi-gpu-check's), and leave logs under $OUT.
+# Prints a short summary last.
 #
 #   scripts/gpu-check.sh [--no-tests] [--no-bench] [--bench NAME]... [--args NAME "ARGS"]...
 #                        [--target T]... [--tests REGEX] [--jobs N] [--baseline TARBALL]
@@ -84,7 +86,8 @@ fi
 status=0
 if [ $run_tests = 1 ]; then
   echo "== gpu tests"
-  (cd "$build" && PARTIKEL_REQUIRE_GPU=1 ctest -L gpu ${test_regex:+-R "$test_regex"} --output-on-failure --timeout 600) > "$OUT/gpu-tests.log" 2>&1 || status=1
+  # Without the gpu+mpi tests: they need several GPUs (scripts/multi-gpu-check.sh).
+  (cd "$build" && PARTIKEL_REQUIRE_GPU=1 ctest -L gpu -LE mpi ${test_regex:+-R "$test_regex"} --output-on-failure --timeout 600) > "$OUT/gpu-tests.log" 2>&1 || status=1
   grep -E "tests passed|tests failed|\*\*\*Failed|Failed  |Passed" "$OUT/gpu-tests.log" | tail -40
 fi
 
@@ -106,7 +109,9 @@ fi
 if [ $run_bench = 1 ]; then
   echo "== benchmarks"
   if [ ${#benches[@]} -eq 0 ]; then
-    for b in "$build"/bench/bench_*; do [ -x "$b" ] && benches+=("$(basename "$b")"); done
+    for b in "$build"/bench/bench_*; do
+      [ -x "$b" ] && [ "$(basename "$b")" != bench_dist ] && benches+=("$(basename "$b")")
+    done
   fi
   for b in "${benches[@]}"; do run_bench "$build/bench/$b" "$b" ""; done
   if [ $baseline_built = 1 ]; then

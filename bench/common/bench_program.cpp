@@ -2,10 +2,13 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <string>
 
 #include "base/error.hpp"
 #include "base/log.hpp"
+#include "dist/communicator.hpp"
 
 namespace partikel::bench {
 
@@ -16,9 +19,17 @@ BenchProgram::BenchProgram(std::string name, std::string description)
     app_.add_option("--json", json_path_, "Append JSON lines here");
 }
 
-Backend BenchProgram::open_backend() {
+Backend BenchProgram::open_backend(int local_rank, int local_ranks) {
     Log log(name_);
-    return select_backend(device_, threads_, &log);
+    std::string device = device_;
+    int threads = threads_;
+    if (local_ranks > 1) {
+        const auto gpus = cuda_devices();
+        if ((device == "auto" || device == "cuda") && !gpus.empty())
+            device = "cuda:" + std::to_string(local_rank % int(gpus.size()));
+        if (threads == 0) threads = std::max(1, omp_get_num_procs() / local_ranks);
+    }
+    return select_backend(device, threads, &log);
 }
 
 int BenchProgram::run(int argc, char** argv, const std::function<int()>& body) {
@@ -30,12 +41,13 @@ int BenchProgram::run(int argc, char** argv, const std::function<int()>& body) {
     if (threads_ > 0) omp_set_num_threads(threads_);
     try {
         return body();
-    } catch (const UsageError& e) {
-        std::fprintf(stderr, "%s: error: %s\n", name_.c_str(), e.what());
-        return 2;
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "%s: error: %s\n", name_.c_str(), e.what());
-        return 1;
+    } catch (...) {
+        // Several ranks: the failure every rank reports, printed by rank 0.
+        const bool ranks = dist::Communicator::world_started() && dist::Communicator::world().size() > 1;
+        const dist::Communicator world = ranks ? dist::Communicator::world() : dist::Communicator::single();
+        const dist::Failure failure = world.fail(std::current_exception());
+        if (world.root()) std::fprintf(stderr, "%s: error: %s\n", name_.c_str(), failure.describe(world.size()).c_str());
+        return failure.kind == dist::FailureKind::usage ? 2 : 1;
     }
 }
 

@@ -17,9 +17,12 @@ public:
     BenchProgram(std::string name, std::string description);
     CLI::App& app() { return app_; }
     const std::string& json_path() const { return json_path_; }
-    // The backend from --device (auto, cpu, cuda, cuda:N) and --threads.
-    Backend open_backend();
-    // Parse and run `body`: 0 on success, 1 on an error, 2 on a usage error, each with one line.
+    // The backend from --device (auto, cpu, cuda, cuda:N) and --threads. Several ranks on a host
+    // (mpirun; `local_rank`, `local_ranks` from dist::Communicator): auto and cuda take GPU
+    // local_rank, and the CPU without --threads its share of the cores.
+    Backend open_backend(int local_rank = 0, int local_ranks = 1);
+    // Parse and run `body`: 0 on success, 1 on an error, 2 on a usage error, each with one line
+    // (on several ranks, rank 0's; the others hear of a rank's error at their next wait).
     int run(int argc, char** argv, const std::function<int()>& body);
 
 private:

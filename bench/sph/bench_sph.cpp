@@ -27,6 +27,7 @@
 
 #include "bench_program.hpp"
 #include "step_timing.hpp"
+#include "werner_scheme.hpp"
 #include "base/log.hpp"
 #include "core/timer.hpp"
 #include "partikel_config.hpp"
@@ -52,16 +53,7 @@ sph::Scene scene_for(double size, bool dualsphysics) {
         o.dx_m = float(o.dx_m * std::cbrt(n / size));
     }
     sph::Scene s = sph::make_scene("dam-break-obstacle", o);
-    if (!dualsphysics) {
-        sph::SphParams& p = s.params;
-        p.kernel = sph::KernelKind::wendland_c2;
-        p.h_m = sph::smoothing_length_hdx(p.dx_m, 1.5f);
-        p.integrator = sph::Integrator::midpoint;
-        p.diffusion = sph::DensityDiffusion::none;
-        p.shepard_every = 30;
-        p.cfl = 0.3f;
-        p.density_min = p.density_max = 0.0f;  // Werner (2015) has no density limits
-    }
+    if (!dualsphysics) bench::use_werner_scheme(s.params);
     return s;
 }
 

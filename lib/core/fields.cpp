@@ -98,6 +98,51 @@ void FieldArrays::swap_with_spares(unsigned flags) {
     }
 }
 
+std::size_t FieldArrays::packed_offset(std::uint64_t fields, std::size_t count, int field) const {
+    std::size_t offset = 0;
+    for (int f = 0; f < int(table_.size()) && f < field; ++f)
+        if (((fields >> f) & 1u) && has(f)) offset += (count * field_element_bytes(table_[std::size_t(f)]) + 15) / 16 * 16;
+    return offset;
+}
+
+std::size_t FieldArrays::packed_bytes(std::uint64_t fields, std::size_t count) const {
+    return packed_offset(fields, count, int(table_.size()));
+}
+
+std::uint64_t FieldArrays::fields_with(unsigned flags) const {
+    std::uint64_t mask = 0;
+    for (std::size_t f = 0; f < table_.size(); ++f)
+        if (has(int(f)) && (table_[f].flags & flags)) mask |= std::uint64_t{1} << f;
+    return mask;
+}
+
+FieldArrays::Moves FieldArrays::pack_moves(std::uint64_t fields, std::size_t count, const std::byte* packed,
+                                           bool into_packed) const {
+    Moves m;
+    for (std::size_t f = 0; f < table_.size(); ++f) {
+        if (!((fields >> f) & 1u)) continue;
+        if (!has(int(f))) throw UsageError("FieldArrays: no field \"" + std::string(table_[f].name) + "\" to pack");
+        if (m.count == Moves::kMax) throw UsageError("FieldArrays: more than 12 fields packed together");
+        auto* block = const_cast<std::byte*>(packed) + packed_offset(fields, count, int(f));
+        auto* field = const_cast<std::byte*>(buffers_[f].data());
+        const auto bytes = static_cast<std::uint32_t>(field_element_bytes(table_[f]));
+        m.slot[m.count++] = into_packed ? Moves::Slot{field, block, bytes} : Moves::Slot{block, field, bytes};
+    }
+    return m;
+}
+
+FieldArrays::Moves FieldArrays::in_place_moves(std::uint64_t fields) const {
+    Moves m;
+    for (std::size_t f = 0; f < table_.size(); ++f) {
+        if (!((fields >> f) & 1u)) continue;
+        if (!has(int(f))) throw UsageError("FieldArrays: no field \"" + std::string(table_[f].name) + "\" to move");
+        if (m.count == Moves::kMax) throw UsageError("FieldArrays: more than 12 fields moved together");
+        auto* data = const_cast<std::byte*>(buffers_[f].data());
+        m.slot[m.count++] = {data, data, static_cast<std::uint32_t>(field_element_bytes(table_[f]))};
+    }
+    return m;
+}
+
 std::size_t FieldArrays::device_bytes() const {
     std::size_t bytes = keep_.bytes() + keep_offset_.bytes() + kept_.bytes();
     for (const auto& b : buffers_) bytes += b.bytes();

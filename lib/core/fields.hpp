@@ -85,6 +85,28 @@ public:
     template <class Exec, class Keep> std::size_t compact(const Exec& exec, Workspace& ws, std::size_t n, const Keep& keep);
     template <class Exec> static std::size_t compact_scratch_bytes(const Exec& exec, std::size_t capacity);
 
+    // Rows for other ranks (lib/dist: migration and halos). A packed buffer holds `count` rows
+    // of the fields in `fields` (a bit mask, table order) field by field: block f holds the
+    // count records of field f, each block starting at a multiple of 16 bytes
+    // (packed_offset). pack() writes rows[k] of each field as record k of its block; unpack()
+    // writes record order[k] (k without an order) of each block into row rows[k] (at + k
+    // without rows: ghost rows after the owned ones, or rows arrived from other ranks).
+    template <class Exec>
+    void pack(const Exec& exec, const std::uint32_t* rows, std::size_t count, std::uint64_t fields, std::byte* packed) const;
+    template <class Exec>
+    void unpack(const Exec& exec, const std::byte* packed, std::size_t count, std::size_t at, std::uint64_t fields,
+                const std::uint32_t* order = nullptr, const std::uint32_t* rows = nullptr);
+    // Row to[k] of each field in `fields` takes row from[k]'s values (k < count; no row both read
+    // and written): filling the holes particles left.
+    template <class Exec>
+    void move_rows(const Exec& exec, const std::uint32_t* from, const std::uint32_t* to, std::size_t count,
+                   std::uint64_t fields);
+    // Where field f's block of `count` rows starts in a packed buffer, and the buffer's size.
+    std::size_t packed_offset(std::uint64_t fields, std::size_t count, int field) const;
+    std::size_t packed_bytes(std::uint64_t fields, std::size_t count) const;
+    // The present fields with any of `flags` (FieldFlag bits), as a mask.
+    std::uint64_t fields_with(unsigned flags) const;
+
     std::size_t device_bytes() const;  // fields, spares and compaction buffers
 
     // The buffers one gather or compaction moves: from each field into its spare.
@@ -101,6 +123,8 @@ public:
 
 private:
     Moves moves(unsigned flags);
+    Moves pack_moves(std::uint64_t fields, std::size_t count, const std::byte* packed, bool into_packed) const;
+    Moves in_place_moves(std::uint64_t fields) const;
     void swap_with_spares(unsigned flags);
 
     Backend backend_;

@@ -4,8 +4,10 @@
 
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <utility>
 
+#include "base/error.hpp"
 #include "base/hd.hpp"
 #include "base/vec.hpp"
 #include "core/fields.hpp"
@@ -73,6 +75,36 @@ struct CompactFields {
     }
 };
 
+// Packed record k from row rows[k] (into_packed), or row at + k from packed record order[k].
+struct PackRows {
+    FieldArrays::Moves moves;
+    const std::uint32_t* rows;
+    PK_DEVICE_INLINE void operator()(std::size_t k) const {
+        for (int f = 0; f < moves.count; ++f) move_record(moves.slot[f], rows[k], k);
+    }
+};
+
+struct UnpackRows {
+    FieldArrays::Moves moves;
+    const std::uint32_t* order;  // nullptr: record k
+    const std::uint32_t* rows;   // nullptr: row at + k
+    std::size_t at;
+    PK_DEVICE_INLINE void operator()(std::size_t k) const {
+        const std::size_t from = order ? order[k] : k;
+        const std::size_t to = rows ? rows[k] : at + k;
+        for (int f = 0; f < moves.count; ++f) move_record(moves.slot[f], from, to);
+    }
+};
+
+struct MoveRows {
+    FieldArrays::Moves moves;
+    const std::uint32_t* from;
+    const std::uint32_t* to;
+    PK_DEVICE_INLINE void operator()(std::size_t k) const {
+        for (int f = 0; f < moves.count; ++f) move_record(moves.slot[f], from[k], to[k]);
+    }
+};
+
 }  // namespace kernels
 
 // No epilogue: a gather that only moves fields.
@@ -101,6 +133,31 @@ std::size_t FieldArrays::compact(const Exec& exec, Workspace& ws, std::size_t n,
     exec.for_each(n, kernels::CompactFields{m, keep_.data(), keep_offset_.data(), kept_.data(), n}, "fields.compact");
     swap_with_spares(kFieldCompact);
     return exec.read_value(kept_.data());
+}
+
+template <class Exec>
+void FieldArrays::pack(const Exec& exec, const std::uint32_t* rows, std::size_t count, std::uint64_t fields,
+                       std::byte* packed) const {
+    if (count == 0) return;
+    exec.for_each(count, kernels::PackRows{pack_moves(fields, count, packed, true), rows}, "fields.pack");
+}
+
+template <class Exec>
+void FieldArrays::unpack(const Exec& exec, const std::byte* packed, std::size_t count, std::size_t at,
+                         std::uint64_t fields, const std::uint32_t* order, const std::uint32_t* rows) {
+    if (count == 0) return;
+    if (!rows && at + count > capacity_)
+        throw UsageError("FieldArrays: " + std::to_string(count) + " rows at row " + std::to_string(at) +
+                         " exceed the capacity of " + std::to_string(capacity_));
+    exec.for_each(count, kernels::UnpackRows{pack_moves(fields, count, packed, false), order, rows, at},
+                  "fields.unpack");
+}
+
+template <class Exec>
+void FieldArrays::move_rows(const Exec& exec, const std::uint32_t* from, const std::uint32_t* to, std::size_t count,
+                            std::uint64_t fields) {
+    if (count == 0) return;
+    exec.for_each(count, kernels::MoveRows{in_place_moves(fields), from, to}, "fields.move_rows");
 }
 
 }  // namespace partikel

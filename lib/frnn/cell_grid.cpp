@@ -174,6 +174,8 @@ CellGrid::CellGrid(const Backend& backend, const GridSpec& spec, std::size_t max
     if (max_particles >= (std::size_t{1} << 32) - 1)
         throw UsageError("frnn: at most 2^32 - 2 particles, got " + std::to_string(max_particles));
     base_ = make_geometry(spec, cells_);
+    whole_ = base_;
+    whole_cells_ = cells_;
     const std::size_t slots = std::max<std::size_t>(max_particles, 1);
     cell_start_ = DeviceBuffer<std::uint32_t>(backend, cells_ + 1);
     cell_start_.fill_zero();
@@ -195,6 +197,27 @@ CellGrid::CellGrid(const Backend& backend, const GridSpec& spec, std::size_t max
 
 void CellGrid::build(const Vec3f* positions, std::size_t n) {
     with_exec(backend_, [&](const auto& e) { build(e, positions, n); });
+}
+
+void CellGrid::set_window(int axis, float lo, float hi) {
+    if (axis < 0 || axis > 2) throw UsageError("frnn: window axis " + std::to_string(axis));
+    if (spec_.morton) throw UsageError("frnn: a window of a grid with Morton numbering");
+    if (spec_.boundary[std::size_t(axis)] == Boundary::periodic)
+        throw UsageError("frnn: a window along periodic axis " + axis_name(axis));
+    const int n = whole_.dims[axis];
+    const double cell = whole_.cell_size[axis], origin = whole_.origin[axis];
+    auto cell_of = [&](float x) { return std::isfinite(x) ? std::clamp(int(std::floor((double(x) - origin) / cell)), 0, n - 1) : 0; };
+    const int first = lo <= hi ? cell_of(lo) : 0;
+    const int last = lo <= hi ? std::max(first, cell_of(hi)) : 0;
+    base_ = whole_;
+    base_.origin[axis] = static_cast<float>(origin + double(first) * cell);
+    base_.dims[axis] = last - first + 1;
+    cells_ = std::size_t(base_.dims[0]) * std::size_t(base_.dims[1]) * std::size_t(base_.dims[2]);
+}
+
+void CellGrid::clear_window() {
+    base_ = whole_;
+    cells_ = whole_cells_;
 }
 
 CellGridView CellGrid::view() const {

@@ -172,6 +172,15 @@ public:
     void build(const Vec3f* positions, std::size_t n);
     template <class Exec> void build(const Exec& exec, const Vec3f* positions, std::size_t n);
 
+    // A window of the grid along one open axis: only the cells that cover [lo, hi] (at least
+    // one), with the whole grid's cell edges, so that a grid over a rank's slab and its halo
+    // (lib/dist) clears and scans only those cells. Positions outside the window fall into its
+    // edge cells, as positions outside an open grid do: every search stays exact, only slower
+    // when many are outside. Takes effect at the next build(); clear_window() restores the whole
+    // grid. Not with Morton numbering.
+    void set_window(int axis, float lo, float hi);
+    void clear_window();
+
     CellGridView view() const;
     const std::uint32_t* sorted_to_original() const { return sorted_to_original_.data(); }  // length size()
     std::size_t size() const { return n_; }
@@ -207,7 +216,9 @@ private:
     std::size_t max_particles_ = 0;
     std::size_t n_ = 0;
     std::size_t cells_ = 0;
-    CellGridView base_{};  // geometry; pointers filled by view()
+    CellGridView base_{};  // geometry (of the window, if any); pointers filled by view()
+    CellGridView whole_{};  // the whole grid's geometry
+    std::size_t whole_cells_ = 0;
 
     DeviceBuffer<std::uint32_t> cell_start_;          // cells + 1 (counts before the scan)
     DeviceBuffer<std::uint32_t> particle_cell_;       // per original particle (radix: unsorted keys)

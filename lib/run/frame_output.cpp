@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstring>
 #include <mutex>
 
 #if defined(__GLIBC__)
@@ -36,10 +37,11 @@ void lower_priority() {
 
 FrameOutput::FrameOutput(Simulation& simulation, fmt::FrameWriter& writer, Provenance provenance, int slots)
     : simulation_(simulation), writer_(writer), provenance_(std::move(provenance)),
+      ranks_(simulation.communicator().duplicate()),
       staged_(simulation.backend(), simulation.frame_buffer_capacity(), slots) {
     reuse_freed_frame_memory();
     builder_ = std::thread([this] { builder_loop(); });
-    writer_thread_ = std::thread([this] { writer_loop(); });
+    if (ranks_.root()) writer_thread_ = std::thread([this] { writer_loop(); });
 }
 
 FrameOutput::~FrameOutput() {
@@ -101,8 +103,25 @@ double FrameOutput::write() {
 
 void FrameOutput::finish() {
     std::unique_lock lock(mutex_);
-    changed_.wait(lock, [&] { return failure_ || (jobs_.empty() && built_.empty() && busy_ == 0); });
+    // After a failure, still until no thread holds a frame: the caller may close the writer next.
+    changed_.wait(lock, [&] { return busy_ == 0 && (failure_ || (jobs_.empty() && built_.empty())); });
     rethrow_failure();
+}
+
+std::optional<fmt::Frame> FrameOutput::gather_frame(const Job& job, std::span<const std::span<const std::byte>> host) {
+    if (ranks_.size() == 1) return simulation_.build_frame(host, job.capture);
+    // Every rank's count, then each buffer from every rank, in capture order.
+    const std::uint64_t count = job.capture.count;
+    auto counts = ranks_.gatherv(std::as_bytes(std::span<const std::uint64_t>(&count, 1)));
+    std::vector<std::vector<std::vector<std::byte>>> parts;  // [buffer][rank]
+    for (const auto& buffer : host) parts.push_back(ranks_.gatherv(buffer));
+    if (!ranks_.root()) return std::nullopt;
+    std::vector<RankFrame> frames(std::size_t(ranks_.size()));
+    for (std::size_t r = 0; r < frames.size(); ++r) {
+        std::memcpy(&frames[r].count, counts[r].data(), sizeof(std::uint64_t));
+        for (const auto& buffer : parts) frames[r].buffers.emplace_back(buffer[r]);
+    }
+    return simulation_.build_frame(frames, job.capture);
 }
 
 void FrameOutput::builder_loop() {
@@ -120,13 +139,16 @@ void FrameOutput::builder_loop() {
         }
         try {
             const auto host = staged_.wait(job.slot);
-            fmt::Frame frame = simulation_.build_frame(host, job.capture);
-            for (const auto& [key, value] : job.capture.attributes) frame.attributes[key] = value;
-            add_provenance(provenance_, frame);
+            std::optional<fmt::Frame> frame = gather_frame(job, host);
+            if (frame) {
+                for (const auto& [key, value] : job.capture.attributes) frame->attributes[key] = value;
+                add_provenance(provenance_, *frame);
+            }
             std::lock_guard lock(mutex_);
-            // The frame holds its own copy now: the slot may be refilled while it is written.
+            // The frame holds its own copy now (other ranks: rank 0 has it): the slot may be
+            // refilled while it is written.
             staged_.release(job.slot);
-            built_.push_back(std::move(frame));
+            if (frame) built_.push_back(std::move(*frame));
             --busy_;
         } catch (...) {
             {

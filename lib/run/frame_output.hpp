@@ -18,6 +18,12 @@
 // each frame would fault in and zero its pages again (on the GPU machine, about half of the
 // time a 10M-particle frame took to build).
 //
+// Several ranks (Simulation::communicator()): every rank captures its own rows the same way; its
+// builder thread sends the host copies to rank 0 (on a communicator of its own, so the gather
+// overlaps the steps' exchanges), whose builder makes one frame of them
+// (Simulation::build_frame over every rank) and whose writer writes it. Only rank 0 writes;
+// every rank calls write() and finish() at the same points.
+//
 // A writer's failure is rethrown by the next write() or by finish().
 #pragma once
 
@@ -26,9 +32,11 @@
 #include <deque>
 #include <exception>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "core/staged_copy.hpp"
+#include "dist/communicator.hpp"
 #include "formats/frame.hpp"
 #include "formats/reader.hpp"
 #include "run/provenance.hpp"
@@ -44,7 +52,8 @@ inline constexpr int kFrameZstdLevel = 1;
 
 class FrameOutput {
 public:
-    // `simulation` and `writer` must outlive this object.
+    // `simulation` and `writer` must outlive this object. With several ranks, collective (every
+    // rank constructs one); only rank 0's writer is written to.
     FrameOutput(Simulation& simulation, fmt::FrameWriter& writer, Provenance provenance, int slots = 2);
     ~FrameOutput();  // waits for the frames in flight; errors are dropped here (call finish())
     FrameOutput(const FrameOutput&) = delete;
@@ -69,12 +78,15 @@ private:
     };
     void builder_loop();
     void writer_loop();
+    // Rank 0: the frame of every rank's host copies of `job`; other ranks: their copies sent.
+    std::optional<fmt::Frame> gather_frame(const Job& job, std::span<const std::span<const std::byte>> host);
     void fail(std::exception_ptr failure);
     void rethrow_failure();
 
     Simulation& simulation_;
     fmt::FrameWriter& writer_;
     Provenance provenance_;
+    dist::Communicator ranks_;  // the builders' own (Communicator::duplicate)
     StagedCopy staged_;
     mutable std::mutex mutex_;
     std::condition_variable changed_;

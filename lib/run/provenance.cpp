@@ -9,7 +9,7 @@ namespace partikel::run {
 
 Provenance make_provenance(std::string program, std::string command_line, std::string device,
                            std::optional<std::uint64_t> seed) {
-    Provenance p{std::move(program), std::move(command_line), std::move(device), seed, {}};
+    Provenance p{std::move(program), std::move(command_line), std::move(device), seed, {}, 0, {}};
     const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
     std::tm tm{};
     gmtime_r(&now, &tm);
@@ -27,6 +27,10 @@ void add_provenance(const Provenance& p, fmt::Frame& frame) {
     frame.attributes["utc_time"] = p.utc_start;
     frame.attributes["device"] = p.device;
     if (p.seed) frame.attributes["seed"] = static_cast<std::int64_t>(*p.seed);
+    if (p.ranks > 0) {
+        frame.attributes["ranks"] = static_cast<std::int64_t>(p.ranks);
+        frame.attributes["transport"] = p.transport;
+    }
 }
 
 }  // namespace partikel::run

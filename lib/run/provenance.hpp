@@ -16,11 +16,16 @@ struct Provenance {
     std::string device;                  // Backend::describe()
     std::optional<std::uint64_t> seed;
     std::string utc_start;               // ISO 8601; filled by make_provenance
+    // The ranks the run used and how they talked (dist::Communicator::transport()); set by
+    // run::run_simulation. 0: not a run (no attributes).
+    int ranks = 0;
+    std::string transport;
 };
 
 Provenance make_provenance(std::string program, std::string command_line, std::string device,
                            std::optional<std::uint64_t> seed = std::nullopt);
-// Sets "program", "version", "commit", "command_line", "utc_time", "device" (and "seed").
+// Sets "program", "version", "commit", "command_line", "utc_time", "device" (and "seed"; "ranks"
+// and "transport" for a run).
 void add_provenance(const Provenance& provenance, fmt::Frame& frame);
 
 }  // namespace partikel::run

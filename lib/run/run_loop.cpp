@@ -1,8 +1,9 @@
 #include "run/run_loop.hpp"
 
 #include <cmath>
-#include <cstdio>
 #include <csignal>
+#include <cstdio>
+#include <cstdlib>
 
 #include "base/error.hpp"
 #include "base/log.hpp"
@@ -52,39 +53,85 @@ void validate(const RunOptions& options) {
         throw UsageError("--diag-every-steps must be > 0 (got " + std::to_string(*options.diag_every_steps) + ")");
 }
 
+namespace {
+
+// PARTIKEL_TEST_FAIL_RANK / PARTIKEL_TEST_FAIL_STEP (run_loop.hpp): the step before which this
+// rank fails, or -1.
+std::int64_t injected_failure_step(int rank) {
+    const char* r = std::getenv("PARTIKEL_TEST_FAIL_RANK");
+    const char* s = std::getenv("PARTIKEL_TEST_FAIL_STEP");
+    if (!r || !s || std::atoi(r) != rank) return -1;
+    return std::atoll(s);
+}
+
+// A writer for ranks other than 0: frames are written on rank 0 only.
+class RankWriterStandIn final : public fmt::FrameWriter {
+public:
+    explicit RankWriterStandIn(std::string name) : name_(std::move(name)) {}
+    void write(const fmt::Frame&) override { throw UsageError("frames are written on rank 0 only"); }
+    void finish() override {}
+    const std::string& name() const override { return name_; }
+
+private:
+    std::string name_;
+};
+
+}  // namespace
+
+std::unique_ptr<fmt::FrameWriter> open_frame_writer(const dist::Communicator& ranks, const std::string& path,
+                                                    const fmt::WriterOptions& options) {
+    return ranks.collectively([&]() -> std::unique_ptr<fmt::FrameWriter> {
+        if (ranks.root()) return fmt::open_writer(path, options);
+        return std::make_unique<RankWriterStandIn>(path);
+    });
+}
+
 RunReport run_simulation(Simulation& sim, fmt::FrameWriter& writer, const RunOptions& options,
                          const Provenance& provenance, Log& log) {
     validate(options);
+    const dist::Communicator ranks = sim.communicator();
+    const bool root = ranks.root();
     Cadence cadence({options.until, options.steps, options.every, options.every_steps}, sim.step_count(), sim.time());
+    Provenance run_provenance = provenance;
+    run_provenance.ranks = ranks.size();
+    run_provenance.transport = std::string(ranks.transport());
 
     RunReport report;
     report.first_step = report.last_step = sim.step_count();
     report.first_time = report.last_time = sim.time();
     report.particles = sim.size();
-    DiagnosticsTable diag(options.diag_path, options.diag_format, sim.diagnostics_columns());
-    FrameOutput output(sim, writer, provenance);
+    // Every rank computes the diagnostics (a collective call); rank 0 writes them.
+    const bool diagnostics_wanted = !options.diag_path.empty();
+    DiagnosticsTable diag(root ? options.diag_path : std::string(), options.diag_format, sim.diagnostics_columns());
+    FrameOutput output(sim, writer, run_provenance);
     Progress progress(log, options.progress_label, cadence.total(), cadence.counts_steps() ? "steps" : "time",
-                      options.show_progress, options.progress_interval_s);
+                      options.show_progress && root, root ? options.progress_interval_s : 0.0);
     GracefulInterrupts graceful;
     Stopwatch wall;
     // Where the frames are until the run ends, so that after a crash they can be found (and an
     // earlier crash's frames are not forgotten).
-    for (const auto& left : abandoned_temporaries(writer.name()))
-        log.warning(left + ": frames of an earlier run that did not finish; `particle-convert --recover " + left +
-                    " FILE` keeps them");
-    if (writer.name() != "-" && writer.name() != "<stdout>") {
-        try {
-            const OutputTarget target = resolve_output(writer.name());
-            if (target.kind == OutputTarget::Kind::file)
-                log.info("frames go to " + temporary_name(target.path) + " until the run ends, then to " + writer.name());
-        } catch (const IoError&) {
+    if (root) {
+        for (const auto& left : abandoned_temporaries(writer.name()))
+            log.warning(left + ": frames of an earlier run that did not finish; `particle-convert --recover " + left +
+                        " FILE` keeps them");
+        if (writer.name() != "-" && writer.name() != "<stdout>") {
+            try {
+                const OutputTarget target = resolve_output(writer.name());
+                if (target.kind == OutputTarget::Kind::file)
+                    log.info("frames go to " + temporary_name(target.path) + " until the run ends, then to " +
+                             writer.name());
+            } catch (const IoError&) {
+            }
         }
     }
 
     auto write_frame = [&] {
         const double waited = output.write();
         report.writer_wait_seconds += waited;
-        if (diag.enabled()) diag.write(sim.step_count(), sim.diagnostics());
+        if (diagnostics_wanted) {
+            const auto values = sim.diagnostics();
+            if (diag.enabled()) diag.write(sim.step_count(), values);
+        }
     };
     // Whatever happens, the frames and rows written so far stay readable under their names.
     auto close_outputs = [&] {
@@ -92,31 +139,55 @@ RunReport run_simulation(Simulation& sim, fmt::FrameWriter& writer, const RunOpt
         writer.finish();
         diag.close();
     };
+    // After a failure: keep what was written (the frame in flight may be lost), then rethrow.
+    auto keep_outputs = [&] {
+        try {
+            output.finish();
+        } catch (...) {
+        }
+        try {
+            writer.finish();
+            diag.close();
+        } catch (...) {
+        }
+    };
 
+    const std::int64_t fail_before = injected_failure_step(ranks.rank());
     const bool fresh_start = sim.step_count() == 0;
+    // An interrupt on any rank stops every rank after the same step.
+    int stop_signal = 0;
+    auto check_interrupt = [&] { stop_signal = ranks.allreduce<std::int32_t>(interrupt_signal(), dist::ReduceOp::max); };
     try {
         if (fresh_start) write_frame();  // a fresh run records its initial state
-        while (!cadence.done(sim.step_count(), sim.time()) && interrupt_signal() == 0) {
+        check_interrupt();
+        while (!cadence.done(sim.step_count(), sim.time()) && stop_signal == 0) {
+            if (sim.step_count() + 1 == fail_before)
+                throw DeviceError("injected failure before step " + std::to_string(fail_before) +
+                                  " (PARTIKEL_TEST_FAIL_STEP)");
             sim.step();
             const std::int64_t step = sim.step_count();
             if (cadence.frame_due(step, sim.time())) {
                 progress.set_note(output.backlogged() ? "waiting for the frame writer" : "");
                 write_frame();
-            } else if (diag.enabled() && options.diag_every_steps && step % *options.diag_every_steps == 0) {
-                diag.write(step, sim.diagnostics());
+            } else if (diagnostics_wanted && options.diag_every_steps && step % *options.diag_every_steps == 0) {
+                const auto values = sim.diagnostics();
+                if (diag.enabled()) diag.write(step, values);
             }
             progress.update(cadence.progress(step, sim.time()));
+            check_interrupt();
         }
         // The last state, for restarts (also after an interrupt).
         if (output.last_step() != sim.step_count()) write_frame();
         close_outputs();
     } catch (const NumericalError& e) {
-        try {
-            close_outputs();
-        } catch (...) {
-        }
+        keep_outputs();
         throw NumericalError(std::string(e.what()) + "; frames up to step " + std::to_string(output.last_step()) +
                              " are kept in " + writer.name());
+    } catch (const Error&) {
+        // With several ranks, another rank's failure (or this rank's own) still leaves rank 0's
+        // frames readable; one rank keeps its earlier behaviour (the output is dropped).
+        if (ranks.size() > 1) keep_outputs();
+        throw;
     }
     progress.finish();
     report.last_step = sim.step_count();
@@ -124,11 +195,12 @@ RunReport run_simulation(Simulation& sim, fmt::FrameWriter& writer, const RunOpt
     report.wall_seconds = wall.seconds();
     report.frames_written = output.frames();
     report.last_frame_step = output.last_step();
-    report.interrupted = interrupt_signal() != 0;
-    if (report.interrupted)
-        log.note(std::string("interrupted by ") + (interrupt_signal() == SIGTERM ? "SIGTERM" : "SIGINT") +
-                 " at step " + std::to_string(report.last_step) + " (t = " + format_g(report.last_time) +
-                 "); the last frame of " + writer.name() + " is a restart point");
+    report.signal = stop_signal;
+    report.interrupted = stop_signal != 0;
+    if (report.interrupted && root)
+        log.note(std::string("interrupted by ") + (stop_signal == SIGTERM ? "SIGTERM" : "SIGINT") + " at step " +
+                 std::to_string(report.last_step) + " (t = " + format_g(report.last_time) + "); the last frame of " +
+                 writer.name() + " is a restart point");
     return report;
 }
 

@@ -13,13 +13,21 @@
 // frames written so far are kept and the error says up to which step; on SIGINT/SIGTERM the
 // frame being written is finished, the output is closed and kept, and the report says how far it
 // got (its last frame is a valid restart point).
+//
+// On several ranks (Simulation::communicator()) every rank runs this loop in step: the cadence
+// depends only on step and time (the same everywhere), an interrupt on any rank stops every rank
+// after the same step, frames are gathered and written on rank 0 (`writer` is used there only:
+// other ranks pass open_frame_writer's stand-in), the diagnostics table and progress are rank 0's,
+// and a failure of another rank still closes rank 0's output with every frame written so far.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 
 #include "base/log.hpp"
+#include "dist/communicator.hpp"
 #include "formats/reader.hpp"
 #include "run/provenance.hpp"
 #include "run/simulation.hpp"
@@ -53,6 +61,7 @@ struct RunReport {
     std::uint64_t frames_written = 0;
     std::int64_t last_frame_step = -1;
     bool interrupted = false;                 // stopped by SIGINT/SIGTERM
+    int signal = 0;                           // which (on some rank), 0 when not interrupted
     double writer_wait_seconds = 0.0;         // the steps waited this long for the frame writer
     std::string summary() const;              // one line: steps, time, wall time, particle-steps/s, frames
 };
@@ -63,7 +72,16 @@ void validate(const RunOptions& options);
 
 // Runs `simulation` as described above. UsageError for inconsistent options (checked before
 // the first step); NumericalError and I/O errors propagate after the output is closed.
+//
+// A test hook: with PARTIKEL_TEST_FAIL_RANK=R and PARTIKEL_TEST_FAIL_STEP=S in the environment,
+// rank R throws a DeviceError on its own before step S, as a rank whose GPU fails would (the
+// other ranks learn it at their next wait; tests/cli/sph-step).
 RunReport run_simulation(Simulation& simulation, fmt::FrameWriter& writer, const RunOptions& options,
                          const Provenance& provenance, Log& log);
+
+// The frame writer of a run on `ranks`: the real writer on rank 0 (opened there; a failure ends
+// every rank alike), a stand-in that is never written to on the others.
+std::unique_ptr<fmt::FrameWriter> open_frame_writer(const dist::Communicator& ranks, const std::string& path,
+                                                    const fmt::WriterOptions& options);
 
 }  // namespace partikel::run

@@ -17,6 +17,7 @@
 #include "base/units.hpp"
 #include "core/backend.hpp"
 #include "core/staged_copy.hpp"
+#include "dist/communicator.hpp"
 #include "formats/frame.hpp"
 
 namespace partikel::run {
@@ -40,9 +41,21 @@ struct FrameCapture {
     std::map<std::string, fmt::AttributeValue, std::less<>> attributes;         // added to the frame
 };
 
+// One rank's host copies of a capture (FrameCapture::buffers, in order) and its particles.
+struct RankFrame {
+    std::vector<std::span<const std::byte>> buffers;
+    std::size_t count = 0;
+};
+
 class Simulation {
 public:
     virtual ~Simulation() = default;
+
+    // The ranks the state is spread over (dist/communicator.hpp): the run loop takes every
+    // decision with them (stop, interrupt), reduces nothing itself (diagnostics() returns the
+    // values of the whole state on every rank), gathers frames on rank 0 and logs there. One
+    // rank unless the model splits its particles.
+    virtual dist::Communicator communicator() const { return dist::Communicator::single(); }
 
     // Advance one step. Throws NumericalError when the state becomes unusable (NaN, runaway,
     // time step below its floor), naming the particle and the quantity that failed.
@@ -50,13 +63,14 @@ public:
     virtual std::int64_t step_count() const = 0;
     virtual double time() const = 0;     // model time unit
     virtual double last_dt() const = 0;  // model time unit; 0 before the first step
-    virtual std::size_t size() const = 0;
+    virtual std::size_t size() const = 0;  // particles of the whole state (every rank's)
     virtual const Backend& backend() const = 0;
     // Seconds per unit of time() (1 for SI models; the N-body unit of time otherwise).
     virtual double time_unit_si() const { return 1.0; }
 
     // The diagnostics table's columns, and their values for the current state (one pass over the
-    // particles and one synchronisation).
+    // particles and one synchronisation; with several ranks, a collective call returning the
+    // whole state's values on every rank).
     virtual std::vector<DiagnosticsColumn> diagnostics_columns() const = 0;
     virtual std::vector<double> diagnostics() = 0;
 
@@ -67,6 +81,10 @@ public:
     virtual std::vector<std::size_t> frame_buffer_capacity() const = 0;
     virtual FrameCapture frame_capture() = 0;
     virtual fmt::Frame build_frame(std::span<const std::span<const std::byte>> host, const FrameCapture& capture) const = 0;
+    // With several ranks: the frame of every rank's capture (rank order; `capture` is rank 0's,
+    // whose step, time and attributes every rank shares), built on rank 0 by the writer thread.
+    // The default builds one rank's frame and refuses several.
+    virtual fmt::Frame build_frame(std::span<const RankFrame> ranks, const FrameCapture& capture) const;
 };
 
 }  // namespace partikel::run

@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "base/hd.hpp"
 #include "base/vec.hpp"
@@ -54,13 +55,30 @@ struct NeighborLists {
     float pair_radius2 = __builtin_huge_valf();
 };
 
-template <class Interaction> struct NeighborPass {
+// Ghosts (several ranks, lib/dist): rows [offset, offset + count) of every per-particle array
+// hold other ranks' particles within the search reach of this rank's, in the cell order of a
+// grid of their own (same geometry as the owned grid). A particle whose coordinate along the
+// slab axis lies at most `below` or at least `above` (the ghosts' extents widened by the reach)
+// also walks that grid; its ghost neighbours are b = offset + j.
+struct GhostCells {
+    frnn::CellGridView grid;
+    std::uint32_t offset = 0;  // the owned particles n
+    int axis = 0;
+    float below = -__builtin_huge_valf(), above = __builtin_huge_valf();  // m
+};
+
+struct NoGhosts {};
+
+// `Ghosts`: the pass also walks GhostCells (an instantiation of its own, so that one rank runs
+// the loop it always ran, with the same arguments).
+template <class Interaction, bool Ghosts = false> struct NeighborPass {
     static constexpr int kMinBlocksPerSM = Interaction::kMinBlocksPerSM;
     frnn::CellGridView grid;
     const Vec4f* records;  // per particle: position (xyz) and the interaction's w (cell order)
     Interaction interaction;
     NeighborLists lists{};
     ListUse use = ListUse::none;
+    [[no_unique_address]] std::conditional_t<Ghosts, GhostCells, NoGhosts> ghosts{};
     PK_HD void operator()(std::size_t a) const {
         const typename Interaction::Particle self = interaction.load(a);
         typename Interaction::Sums sums{};
@@ -80,13 +98,20 @@ template <class Interaction> struct NeighborPass {
             }
         } else {
             std::uint32_t found = 0;
-            frnn::for_each_neighbor_record(
-                grid, records, self.r,
-                [&](std::uint32_t b, Vec3f r_ab, float r2, const Vec4f& record_b) PK_NEIGHBOR_BODY {
-                    if (use == ListUse::write && found < lists.capacity) lists.index[found * lists.stride + a] = b;
-                    ++found;
-                    if (r2 <= lists.pair_radius2) interaction.pair(self, b, r_ab, r2, record_b, sums);
-                });
+            auto visit = [&](std::uint32_t b, Vec3f r_ab, float r2, const Vec4f& record_b) PK_NEIGHBOR_BODY {
+                if (use == ListUse::write && found < lists.capacity) lists.index[found * lists.stride + a] = b;
+                ++found;
+                if (r2 <= lists.pair_radius2) interaction.pair(self, b, r_ab, r2, record_b, sums);
+            };
+            frnn::for_each_neighbor_record(grid, records, self.r, visit);
+            if constexpr (Ghosts) {
+                const float x = self.r[ghosts.axis];
+                if (x <= ghosts.below || x >= ghosts.above)
+                    frnn::for_each_neighbor_record(
+                        ghosts.grid, records + ghosts.offset, self.r,
+                        [&](std::uint32_t j, Vec3f r_ab, float r2, const Vec4f& record_b)
+                            PK_NEIGHBOR_BODY { visit(ghosts.offset + j, r_ab, r2, record_b); });
+            }
             if (use == ListUse::write) lists.count[a] = found;
         }
         interaction.finish(a, self, sums);

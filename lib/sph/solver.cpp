@@ -25,8 +25,7 @@ frnn::GridSpec grid_spec(const SphParams& p, bool deterministic, int subdivision
         spec.domain_min[k] = periodic ? p.domain_min[k] : p.domain_min[k] - support;
         spec.domain_max[k] = periodic ? p.domain_max[k] : p.domain_max[k] + support;
     }
-    // The snow models keep their neighbour lists over steps: the search reaches the skin too.
-    spec.radius = is_snow_model(p) ? support * (1.0f + kNeighborListSkin) : support;
+    spec.radius = search_radius(p);
     double volume = 1.0;
     for (int k = 0; k < 3; ++k) volume *= double(spec.domain_max[k]) - double(spec.domain_min[k]);
     spec.subdivision = subdivision >= 0 ? subdivision : frnn::default_subdivision(spec.radius, p.dx_m, gpu, volume, n);
@@ -64,15 +63,22 @@ bool written(const SolverState& s, int f) {
 
 }  // namespace
 
+// The snow models keep their neighbour lists over steps: the search reaches the skin too.
+float search_radius(const SphParams& p) {
+    return is_snow_model(p) ? kernel_support(p) * (1.0f + kNeighborListSkin) : kernel_support(p);
+}
+
+float halo_reach(const SphParams& p) { return 1.05f * search_radius(p); }
+
 SolverState::SolverState(const Backend& backend_, const SphParams& params_, std::size_t capacity_,
-                         SolverOptions options_)
+                         SolverOptions options_, const RankOptions& ranks_, std::uint64_t all_particles)
     : backend(backend_),
       params(params_),
       options(options_),
       capacity(capacity_),
       grid(backend_,
            grid_spec(params_, options_.deterministic || backend_.is_cpu(), options_.grid_subdivision, backend_.is_cuda(),
-                     capacity_),
+                     all_particles),
            capacity_),
       fields(backend_, kSphFields, present_fields(params_), capacity_),
       workspace(backend_, with_exec(backend_, [&](const auto& e) { return workspace_bytes(e, capacity_); })),
@@ -86,34 +92,74 @@ SolverState::SolverState(const Backend& backend_, const SphParams& params_, std:
       reduced_dt(backend_, 1),
       reduced_status(backend_, 1),
       reduced_wall_force(backend_, 1),
-      reduced_diagnostics(backend_, 1) {}
+      reduced_diagnostics(backend_, 1) {
+    ranks.communicator = ranks_.communicator;
+    ranks.slabs = ranks_.slabs;
+    ranks.balance_every = ranks_.balance_every;
+    ranks.global_n = all_particles;
+    if (!distributed()) return;
+    ranks.reach = halo_reach(params_);
+    // Exchange buffers, each way, for the widest exchange (migration: every field that persists;
+    // halos: the records and the snow models' stress fields): a quarter of the rows (ghosts are
+    // a few percent of a large rank's particles), and all of them for small ranks (256k rows),
+    // whose thin slabs may send most of their particles.
+    const std::uint64_t migrating = fields.fields_with(kFieldGather);
+    const std::uint64_t halo = kRecordFields | (fields.fields_with(kFieldScratch) & kStressFields);
+    const std::size_t rows = std::max(capacity_ / 4, std::min<std::size_t>(capacity_, std::size_t{1} << 18));
+    const std::size_t buffer = std::max(fields.packed_bytes(migrating, rows), fields.packed_bytes(halo, rows));
+    ranks.exchange = std::make_unique<dist::ParticleExchange>(ranks.communicator, backend_, capacity_, buffer);
+    ranks.ghost_grid = std::make_unique<frnn::CellGrid>(backend_, grid.spec(), capacity_);
+    ranks.ghost_positions = DeviceBuffer<Vec3f>(backend_, capacity_);
+    for (int k = 0; k < 8; ++k) ranks.pass_timers.emplace_back(backend_);
+}
 
 Solver::Solver(const Backend& backend, const SphParams& params, const ParticleSet& particles, std::int64_t step,
-               double time_s, SolverOptions options, const PreviousStep& previous) {
-    validate(params);
+               double time_s, SolverOptions options, const PreviousStep& previous, RankOptions ranks) {
+    dist::Communicator comm = ranks.communicator;
     const std::size_t n = particles.size();
-    if (n == 0) throw UsageError("sph: no particles to simulate");
-    if (particles.velocity.size() != n || particles.density.size() != n || particles.mass.size() != n ||
-        particles.id.size() != n || particles.kind.size() != n)
-        throw UsageError("sph: particle columns differ in length");
-    if (!previous.velocity_half.empty() && previous.velocity_half.size() != n)
-        throw UsageError("sph: " + std::to_string(previous.velocity_half.size()) +
-                         " half-step velocities for " + std::to_string(n) + " particles");
-    if (!previous.velocity.empty() && (previous.velocity.size() != n || previous.density.size() != n))
-        throw UsageError("sph: the previous step's velocity and density (" + std::to_string(previous.velocity.size()) +
-                         ", " + std::to_string(previous.density.size()) + " values) differ in length from the " +
-                         std::to_string(n) + " particles");
-    for (std::size_t i = 0; i < n; ++i)
-        if (!(particles.mass[i] > 0.0f) || !std::isfinite(particles.mass[i]))
-            throw UsageError("sph: particle " + std::to_string(particles.id[i]) + " has mass " +
-                             std::to_string(particles.mass[i]) + " kg; masses must be positive and finite");
+    // Checked on every rank, and agreed: one rank's bad particles end every rank.
+    comm.collectively([&] {
+        validate(params);
+        if (particles.velocity.size() != n || particles.density.size() != n || particles.mass.size() != n ||
+            particles.id.size() != n || particles.kind.size() != n)
+            throw UsageError("sph: particle columns differ in length");
+        if (!previous.velocity_half.empty() && previous.velocity_half.size() != n)
+            throw UsageError("sph: " + std::to_string(previous.velocity_half.size()) + " half-step velocities for " +
+                             std::to_string(n) + " particles");
+        if (!previous.velocity.empty() && (previous.velocity.size() != n || previous.density.size() != n))
+            throw UsageError("sph: the previous step's velocity and density (" +
+                             std::to_string(previous.velocity.size()) + ", " + std::to_string(previous.density.size()) +
+                             " values) differ in length from the " + std::to_string(n) + " particles");
+        for (std::size_t i = 0; i < n; ++i)
+            if (!(particles.mass[i] > 0.0f) || !std::isfinite(particles.mass[i]))
+                throw UsageError("sph: particle " + std::to_string(particles.id[i]) + " has mass " +
+                                 std::to_string(particles.mass[i]) + " kg; masses must be positive and finite");
+        if (comm.size() > 1 && ranks.slabs.ranks() != comm.size())
+            throw UsageError("sph: " + std::to_string(ranks.slabs.ranks()) + " slabs for " +
+                             std::to_string(comm.size()) + " ranks");
+    });
+    // Counts of every rank: the particles, the boundary particles (never removed; the snow
+    // models' wall passes run when any rank has some), and the rows each rank allocates.
+    std::uint64_t counts[2] = {n, n - particles.count(ParticleKind::fluid)};
+    comm.allreduce(std::span<std::uint64_t>(counts), dist::ReduceOp::sum);
+    if (counts[0] == 0) throw UsageError("sph: no particles to simulate");
+    std::size_t capacity = n;
+    if (comm.size() > 1) {
+        const double share = ranks.capacity_factor * double(counts[0]) / double(comm.size());
+        capacity = comm.allreduce<std::uint64_t>(std::uint64_t(std::ceil(std::max({share, 1.25 * double(n), 1024.0}))),
+                                                 dist::ReduceOp::max);
+    }
     // Verlet continues from the previous step's v and rho (its first step is then a Verlet
     // step, as in an uninterrupted run); without them it starts with an Euler step.
     // The snow models' leapfrog continues from v_{n-1/2}; without it its first step starts
-    // from v_0 - a_0 dt/2.
-    const bool restore_previous = is_snow_model(params) ? !previous.velocity_half.empty()
-                                                        : params.integrator == Integrator::verlet && !previous.velocity.empty();
-    state_ = std::make_unique<SolverState>(backend, params, n, options);
+    // from v_0 - a_0 dt/2. Every rank continues the same way (a rank without particles agrees).
+    bool restore_previous = is_snow_model(params) ? !previous.velocity_half.empty()
+                                                  : params.integrator == Integrator::verlet && !previous.velocity.empty();
+    if (comm.size() > 1) restore_previous = comm.any(restore_previous && n > 0) && comm.all(restore_previous || n == 0);
+    // The device path first: the exchange's staging is sized for it.
+    if (comm.size() > 1) comm.bind_device(backend);
+    comm.collectively(
+        [&] { state_ = std::make_unique<SolverState>(backend, params, capacity, options, ranks, counts[0]); });
     SolverState& s = *state_;
     s.n = n;
     s.step = step;
@@ -125,7 +171,7 @@ Solver::Solver(const Backend& backend, const SphParams& params, const ParticleSe
     s.fields.upload(field::id, particles.id.data(), n);
     std::vector<std::uint8_t> kinds(n);
     for (std::size_t i = 0; i < n; ++i) kinds[i] = static_cast<std::uint8_t>(particles.kind[i]);
-    s.boundary_count = n - particles.count(ParticleKind::fluid);
+    s.boundary_count = counts[1];
     s.fields.upload(field::kind, kinds.data(), n);
     if (!params.terrain.empty())
         s.terrain_height.copy_from_host(std::span<const float>(params.terrain.height_m.data(), params.terrain.height_m.size()));
@@ -164,6 +210,14 @@ double Solver::time() const { return state_->time; }
 double Solver::last_dt() const { return state_->dt; }
 std::size_t Solver::size() const { return state_->n; }
 std::uint64_t Solver::removed() const { return state_->removed; }
+std::uint64_t Solver::global_size() const { return state_->ranks.global_n; }
+const dist::Communicator& Solver::communicator() const { return state_->ranks.communicator; }
+const dist::SlabDecomposition& Solver::slabs() const { return state_->ranks.slabs; }
+std::size_t Solver::ghosts() const { return state_->ranks.ghosts; }
+std::uint64_t Solver::migrated_rows() const {
+    return state_->ranks.exchange ? state_->ranks.exchange->migrated_rows() : 0;
+}
+std::uint64_t Solver::bytes_sent() const { return state_->ranks.exchange ? state_->ranks.exchange->bytes_sent() : 0; }
 const SphParams& Solver::params() const { return state_->params; }
 const Backend& Solver::backend() const { return state_->backend; }
 PhaseProfile& Solver::profile() { return state_->profile; }
@@ -255,8 +309,11 @@ std::vector<std::size_t> Solver::written_field_capacity() const {
 
 std::size_t Solver::device_bytes() const {
     const SolverState& s = *state_;
-    return s.grid.memory_bytes() + s.workspace.size() + s.fields.device_bytes() + s.terrain_height.bytes() +
-           s.neighbor_count.bytes() + s.neighbor_index.bytes() + s.listed_position.bytes();
+    std::size_t bytes = s.grid.memory_bytes() + s.workspace.size() + s.fields.device_bytes() + s.terrain_height.bytes() +
+                        s.neighbor_count.bytes() + s.neighbor_index.bytes() + s.listed_position.bytes();
+    if (s.distributed())
+        bytes += s.ranks.exchange->device_bytes() + s.ranks.ghost_grid->memory_bytes() + s.ranks.ghost_positions.bytes();
+    return bytes;
 }
 
 }  // namespace partikel::sph

@@ -20,6 +20,8 @@
 #include "core/staged_copy.hpp"
 #include "core/timer.hpp"
 #include "base/vec.hpp"
+#include "dist/communicator.hpp"
+#include "dist/slabs.hpp"
 #include "sph/params.hpp"
 #include "sph/particles.hpp"
 
@@ -43,6 +45,20 @@ struct SolverOptions {
     bool write_stress = false;
 };
 
+// Several ranks (lib/dist; docs/ARCHITECTURE.md, "Running on several ranks"): each rank's Solver
+// holds the particles of its slab (rows [0, n), cell order) and ghosts of its neighbours' (rows
+// after them); every call below is then collective, and counts, diagnostics and the time step
+// are those of the whole state.
+struct RankOptions {
+    dist::Communicator communicator = dist::Communicator::single();
+    dist::SlabDecomposition slabs{};  // every rank's borders (the start frame's scatter chose them)
+    // Rows a rank allocates (its particles and ghosts) as a multiple of an even share of all
+    // particles: the room migration and load balancing have.
+    double capacity_factor = 2.0;
+    // Steps between moves of the slab borders toward equal measured cost (0: fixed borders).
+    int balance_every = 10;
+};
+
 // Per-output summary (sph-step --diag). Energies in J, speed in m/s, density in kg/m^3;
 // fluid particles only.
 struct Diagnostics {
@@ -64,6 +80,9 @@ struct Diagnostics {
     // forces). Exact up to rounding for the midpoint and symplectic integrators (the velocity
     // update is dt times the half-step force); first order in dt for Verlet. Zero otherwise.
     Vec3d wall_impulse_N_s{0.0, 0.0, 0.0};
+    // Several ranks: the slowest rank's compute time over the mean, over the last measured
+    // steps (1 with one rank).
+    double imbalance = 1.0;
 };
 
 // The Verlet integrator's state of the previous step (v_{n-1}, rho_{n-1}: the fields
@@ -91,6 +110,13 @@ struct SolverFrame {
 
 struct SolverState;  // device arrays, grid and workspace (solver_state.hpp)
 
+// The neighbour search's reach (m): the kernel's support, with the snow models' list skin.
+float search_radius(const SphParams& params);
+// How far (m) ranks send ghosts beyond each other's particles: the search reach and 5% for
+// rounding (ghosts at the edge of the search are cheap, missing ones are wrong). Slabs are at
+// least this wide.
+float halo_reach(const SphParams& params);
+
 // A field of the solver's state on the backend (sph/fields.hpp), as a frame writer captures it.
 struct FieldBuffer {
     int field;          // sph::field::...
@@ -103,8 +129,11 @@ public:
     // `step` and `time_s` continue a previous run; so does `previous` (in the order of
     // `particles`) with the Verlet integrator: the first step is then a Verlet step, not an
     // Euler step (ignored by the other integrators). Throws UsageError on bad parameters.
+    // With several ranks (`ranks`), `particles` are this rank's (RankOptions::slabs chose them)
+    // and the constructor is collective: an error on one rank is thrown on every rank.
     Solver(const Backend& backend, const SphParams& params, const ParticleSet& particles, std::int64_t step = 0,
-           double time_s = 0.0, SolverOptions options = {}, const PreviousStep& previous = {});
+           double time_s = 0.0, SolverOptions options = {}, const PreviousStep& previous = {},
+           RankOptions ranks = {});
     ~Solver();
     Solver(const Solver&) = delete;
     Solver& operator=(const Solver&) = delete;
@@ -117,8 +146,12 @@ public:
     std::int64_t step_count() const;
     double time() const;       // s
     double last_dt() const;    // s, 0 before the first step
-    std::size_t size() const;  // particles currently simulated (fluid + boundary)
-    std::uint64_t removed() const;
+    std::size_t size() const;  // particles currently simulated (fluid + boundary) on this rank
+    std::uint64_t global_size() const;  // on every rank
+    std::uint64_t removed() const;      // from the whole state
+    const dist::Communicator& communicator() const;
+    const dist::SlabDecomposition& slabs() const;  // the borders now
+    std::size_t ghosts() const;                    // ghost rows now
     const SphParams& params() const;
     const Backend& backend() const;
     const SolverOptions& options() const;
@@ -142,6 +175,9 @@ public:
 
     PhaseProfile& profile();
     std::size_t device_bytes() const;  // backend memory held by the solver and its grid
+    // Several ranks: rows sent to other ranks and bytes sent since construction (benchmarks).
+    std::uint64_t migrated_rows() const;
+    std::uint64_t bytes_sent() const;
 
 private:
     std::unique_ptr<SolverState> state_;

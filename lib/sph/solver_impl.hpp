@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <limits>
 #include <numbers>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -76,6 +77,13 @@ struct ParticleStatus {
         const bool inside = r.x >= lo.x && r.x <= hi.x && r.y >= lo.y && r.y <= hi.y && r.z >= lo.z && r.z <= hi.z;
         return (inside || !fluid) ? 0u : 1u;
     }
+};
+
+// The ghosts' positions from their position records (arrival order), for the ghost grid.
+struct RecordPositions {
+    const Vec4f* records;
+    Vec3f* positions;
+    PK_DEVICE_INLINE void operator()(std::size_t k) const { positions[k] = records[k].xyz(); }
 };
 
 struct Remains {
@@ -201,13 +209,67 @@ inline StageRates stage_rates(SolverState& s) {
     return {s.f<Vec3f>(field::acceleration), s.f<Vec3f>(field::xsph_velocity), s.f<float>(field::density_rate)};
 }
 
+// Several ranks: the ghosts' copies of `fields` from their owners (the same lists as the last
+// halo plan), into the ghost rows in ghost cell order.
+template <class Exec> void refresh_ghosts(const Exec& exec, SolverState& s, std::uint64_t fields) {
+    if (!s.distributed()) return;
+    auto scope = s.profile.phase("halo");
+    RankState& r = s.ranks;
+    r.exchange->exchange_halo(exec, s.fields, fields);
+    r.exchange->unpack_halo(exec, s.fields, s.n, r.ghost_grid->sorted_to_original());
+}
+
 // Refresh the neighbour records from the state before a neighbour pass, unless they are current
-// (written by the last reorder's gather, nothing changed since).
+// (written by the last reorder's gather, nothing changed since); the ghosts' with them.
 template <class Exec> void pack_neighbor_records(const Exec& exec, SolverState& s) {
     if (s.records_current) return;
     s.records_current = true;
-    auto scope = s.profile.phase("pack");
-    exec.for_each(s.n, kern::PackRecords{records_from_state(s)}, "sph.pack");
+    {
+        auto scope = s.profile.phase("pack");
+        exec.for_each(s.n, kern::PackRecords{records_from_state(s)}, "sph.pack");
+    }
+    refresh_ghosts(exec, s, kRecordFields);
+}
+
+// Several ranks: the halo after a reorder that moved positions. Each rank lists its rows within
+// the reach of another rank's extent, the records travel, and the ghosts get a grid of their own
+// (the owned grid's window) and its cell order.
+template <class Exec> void build_halo(const Exec& exec, SolverState& s, dist::Extent extent) {
+    auto scope = s.profile.phase("halo");
+    RankState& r = s.ranks;
+    const int axis = r.slabs.axis;
+    r.ghosts = r.exchange->plan_halo(exec, s.f<Vec3f>(field::position), s.n, axis, r.reach, extent);
+    r.exchange->exchange_halo(exec, s.fields, kRecordFields);
+    if (r.ghosts > 0)
+        exec.for_each(r.ghosts,
+                      kern::RecordPositions{
+                          reinterpret_cast<const Vec4f*>(r.exchange->received(s.fields, field::record_position_mass)),
+                          r.ghost_positions.data()},
+                      "sph.ghost_positions");
+    r.ghost_grid->build(exec, r.ghost_positions.data(), r.ghosts);
+    r.exchange->unpack_halo(exec, s.fields, s.n, r.ghost_grid->sorted_to_original());
+    // A particle further than the reach (and a margin for rounding) from every ghost skips the
+    // ghost grid.
+    const float margin = 1.05f * r.reach;
+    r.ghosts_below = r.exchange->ghosts_below() + margin;
+    r.ghosts_above = r.exchange->ghosts_above() - margin;
+}
+
+// Several ranks: rows past a border go to their slab's rank (every field that persists).
+template <class Exec> void migrate(const Exec& exec, SolverState& s) {
+    auto scope = s.profile.phase("migrate");
+    s.n = s.ranks.exchange->migrate(exec, s.fields, s.f<Vec3f>(field::position), s.n, s.ranks.slabs,
+                                    s.fields.fields_with(kFieldGather));
+    s.records_current = false;
+    s.lists_valid = false;
+}
+
+// The compute time of the neighbour passes since the last call, when every pass has finished
+// (after a read-back); several ranks only.
+inline void collect_compute_time(SolverState& s) {
+    RankState& r = s.ranks;
+    for (int k = 0; k < r.timers_used; ++k) r.compute_s += r.pass_timers[std::size_t(k)].seconds();
+    r.timers_used = 0;
 }
 
 template <class Exec, class Interaction>
@@ -217,10 +279,25 @@ void neighbor_pass(const Exec& exec, SolverState& s, const Interaction& interact
     const float support = kernel_support(s.params);
     const NeighborLists lists{s.neighbor_count.data(), s.neighbor_index.data(), s.neighbor_capacity, s.capacity,
                               s.neighbor_capacity > 0 ? support * support : __builtin_huge_valf()};
-    exec.for_each_uneven(s.n,
-                         NeighborPass<Interaction>{s.grid.view(), s.f<Vec4f>(field::record_position_mass), interaction,
-                                                   lists, lists.capacity > 0 ? use : ListUse::none},
-                         label);
+    const auto* records = s.f<Vec4f>(field::record_position_mass);
+    const ListUse list_use = lists.capacity > 0 ? use : ListUse::none;
+    if (!s.distributed()) {
+        exec.for_each_uneven(s.n, NeighborPass<Interaction>{s.grid.view(), records, interaction, lists, list_use}, label);
+        return;
+    }
+    // Several ranks: the pass's device time for the load balancing, and the ghosts if any.
+    RankState& r = s.ranks;
+    DeviceTimer* timer = r.timers_used < int(r.pass_timers.size()) ? &r.pass_timers[std::size_t(r.timers_used++)] : nullptr;
+    if (timer) timer->start();
+    if (r.ghosts == 0) {
+        exec.for_each_uneven(s.n, NeighborPass<Interaction>{s.grid.view(), records, interaction, lists, list_use}, label);
+    } else {
+        const GhostCells ghosts{r.ghost_grid->view(), static_cast<std::uint32_t>(s.n), r.slabs.axis, r.ghosts_below,
+                                r.ghosts_above};
+        exec.for_each_uneven(s.n, NeighborPass<Interaction, true>{s.grid.view(), records, interaction, lists, list_use, ghosts},
+                             label);
+    }
+    if (timer) timer->stop();
 }
 
 template <class Exec> void shepard(const Exec& exec, SolverState& s) {
@@ -292,7 +369,13 @@ template <class Exec> void accumulate_wall_impulse(const Exec& exec, SolverState
                                           s.f<Vec3f>(field::acceleration), s.f<float>(field::mass),
                                           s.f<std::uint8_t>(field::kind), boundary_volumes(s, t)},
                           SumOp{}, Vec3d{0.0, 0.0, 0.0}, s.reduced_wall_force.data());
-    s.wall_impulse += dt * exec.read_value(s.reduced_wall_force.data());
+    Vec3d force = exec.read_value(s.reduced_wall_force.data());
+    if (s.distributed()) {
+        double f[3] = {force.x, force.y, force.z};
+        s.ranks.communicator.allreduce(std::span<double>(f), dist::ReduceOp::sum);
+        force = {f[0], f[1], f[2]};
+    }
+    s.wall_impulse += dt * force;
 }
 
 // dt = cfl * min over particles of min(dt_cv, dt_f), reduced on the device.
@@ -301,11 +384,17 @@ template <class Exec> double reduce_dt(const Exec& exec, SolverState& s) {
     if (s.params.dt_fixed_s > 0.0f) return s.params.dt_fixed_s;
     exec.transform_reduce(s.workspace, s.n, LoadAs<float, float>{s.f<float>(field::dt_limit)}, MinOp{},
                           std::numeric_limits<float>::infinity(), s.reduced_dt.data());
-    const double limit = exec.read_value(s.reduced_dt.data());
+    double limit = exec.read_value(s.reduced_dt.data());
+    if (s.distributed()) limit = s.ranks.communicator.allreduce(limit, dist::ReduceOp::min);
     const double dt = std::min(double(s.params.cfl) * limit, double(s.params.dt_max_s));
-    if (!(dt >= s.params.dt_min_s))
-        throw NumericalError("time step " + format_g(dt) + " s fell below its floor " + format_g(s.params.dt_min_s) +
-                             " s at step " + std::to_string(s.step) + " (t = " + format_g(s.time) + " s)");
+    if (!(dt >= s.params.dt_min_s)) {
+        const std::string what = "time step " + format_g(dt) + " s fell below its floor " +
+                                 format_g(s.params.dt_min_s) + " s at step " + std::to_string(s.step) +
+                                 " (t = " + format_g(s.time) + " s)";
+        // Every rank sees the same all-reduced step: an agreed failure of no rank in particular.
+        if (s.distributed()) dist::raise({-1, dist::FailureKind::numerical, what}, s.ranks.communicator.size());
+        throw NumericalError(what);
+    }
     return dt;
 }
 
@@ -365,14 +454,30 @@ template <class Exec> void check_and_remove(const Exec& exec, SolverState& s) {
     const auto status = particle_status(s);
     exec.transform_reduce(s.workspace, s.n, status, SumOp{}, std::uint64_t{0}, s.reduced_status.data());
     const std::uint64_t flags = exec.read_value(s.reduced_status.data());
-    if (flags >> 32)
-        throw NumericalError(std::to_string(flags >> 32) + " particle(s) with a non-finite state or a runaway speed at step " +
-                             std::to_string(s.step + 1) + " (t = " + format_g(s.time + s.dt) + " s), first " +
-                             describe_failure(s) + "; lower the time step (--cfl) or check the scene");
-    const std::uint64_t leaving = flags & 0xffffffffu;
-    if (leaving == 0) return;
-    s.n = s.fields.compact(exec, s.workspace, s.n, kern::Remains{status});
-    s.removed += leaving;
+    // [stopping, leaving] here, then of every rank.
+    std::uint64_t counts[2] = {flags >> 32, flags & 0xffffffffu};
+    std::uint64_t total[2] = {counts[0], counts[1]};
+    if (s.distributed()) s.ranks.communicator.allreduce(std::span<std::uint64_t>(total), dist::ReduceOp::sum);
+    if (total[0] > 0) {
+        auto what = [&](const std::string& first) {
+            return std::to_string(total[0]) + " particle(s) with a non-finite state or a runaway speed at step " +
+                   std::to_string(s.step + 1) + " (t = " + format_g(s.time + s.dt) + " s), first " + first +
+                   "; lower the time step (--cfl) or check the scene";
+        };
+        if (!s.distributed()) throw NumericalError(what(describe_failure(s)));
+        // The lowest rank with such a particle describes it; every rank throws that.
+        const std::string mine = counts[0] > 0 ? describe_failure(s) : std::string();
+        const auto all = s.ranks.communicator.allgatherv(std::as_bytes(std::span<const char>(mine.data(), mine.size())));
+        for (std::size_t r = 0; r < all.size(); ++r)
+            if (!all[r].empty())
+                dist::raise({int(r), dist::FailureKind::numerical,
+                             what(std::string(reinterpret_cast<const char*>(all[r].data()), all[r].size()))},
+                            int(all.size()));
+    }
+    if (total[1] == 0) return;
+    if (counts[1] > 0) s.n = s.fields.compact(exec, s.workspace, s.n, kern::Remains{status});
+    s.removed += total[1];
+    s.ranks.global_n -= total[1];
     s.records_current = false;
     s.lists_valid = false;
 }
@@ -388,10 +493,19 @@ template <class Exec> void snow_rates(const Exec& exec, SolverState& s, double t
     auto* records_p = s.f<float>(field::record_pressure_term);
     // A new search when the lists are not valid: the fields are then in cell order (advance).
     const bool relist = !s.lists_valid;
+    // Several ranks: which of the ghosts' fields each pass reads, refreshed after the pass
+    // before it changed the owners'.
+    const bool stress_tensor = has_stress_tensor(p);
+    const std::uint64_t stress_fields = field_bit(field::corrected_stress) | field_bit(field::velocity_gradient) |
+                                        field_bit(field::effective_viscosity);
     {
         // The records: positions, and the last step's densities for the kernel-gradient
         // correction's volumes (written by the gather after a reorder, else by the Leapfrog).
+        const bool packed = !s.records_current;
         pack_neighbor_records(exec, s);
+        // Kept lists: the ghosts' positions moved with their owners (a new search brought fresh
+        // ghosts with the reorder; a repack refreshed them).
+        if (!relist && !packed) refresh_ghosts(exec, s, field_bit(field::record_position_mass));
         auto scope = s.profile.phase("density");
         neighbor_pass(exec, s,
                       MullerDensity{kernel, ClampedLinearEos{rh.gas_constant, p.rho0}, s.f<float>(field::density),
@@ -411,10 +525,14 @@ template <class Exec> void snow_rates(const Exec& exec, SolverState& s, double t
                       SnowRecords{s.f<Vec3f>(field::velocity), s.f<float>(field::density), records_vd},
                       "snow.pack");
     }
+    refresh_ghosts(exec, s, field_bit(field::record_velocity_density) | field_bit(field::record_pressure_term));
     if (s.boundary_count > 0) {
-        auto scope = s.profile.phase("walls");
-        neighbor_pass(exec, s, WallVelocity{records_vd, s.f<Vec3f>(field::velocity), kernel, records_pm}, "snow.walls",
-                      ListUse::read);
+        {
+            auto scope = s.profile.phase("walls");
+            neighbor_pass(exec, s, WallVelocity{records_vd, s.f<Vec3f>(field::velocity), kernel, records_pm},
+                          "snow.walls", ListUse::read);
+        }
+        refresh_ghosts(exec, s, field_bit(field::record_velocity_density));  // the walls' velocities
     }
     auto forces = [&](auto viscous) {
         auto scope = s.profile.phase("forces");
@@ -452,10 +570,12 @@ template <class Exec> void snow_rates(const Exec& exec, SolverState& s, double t
                       "snow.stress", ListUse::read);
     }
     if (s.boundary_count > 0) {
+        refresh_ghosts(exec, s, field_bit(field::corrected_stress));
         auto scope = s.profile.phase("walls");
         neighbor_pass(exec, s, WallStress{records_pm, s.f<Mat3f>(field::corrected_stress), kernel}, "snow.wall_stress",
                       ListUse::read);
     }
+    if (stress_tensor) refresh_ghosts(exec, s, stress_fields);
     forces(StressDivergence{s.f<Mat3f>(field::corrected_stress), s.f<Mat3f>(field::velocity_gradient),
                             s.f<float>(field::effective_viscosity), rh.stress_form, rh.mode_control});
 }
@@ -485,6 +605,49 @@ template <class Exec> void advance_snow(const Exec& exec, SolverState& s) {
     }
     check_and_remove(exec, s);
     if (s.lists_valid && exec.read_value(s.relist.data()) != 0u) s.lists_valid = false;
+    // Several ranks search again together: the ghosts change with every search.
+    if (s.distributed()) s.lists_valid = s.ranks.communicator.all(s.lists_valid);
+}
+
+// Several ranks, after every step: the step's compute time, and every RankOptions::balance_every
+// steps the imbalance (slowest rank over the mean) and new borders from the cost profile: each
+// rank's measured time per particle spread over its particles' positions along the slab axis,
+// summed over the ranks (dist::balance; the particles move at the next reorder). Without
+// balancing the imbalance is still measured, every 10 steps.
+template <class Exec> void balance(const Exec& exec, SolverState& s) {
+    RankState& r = s.ranks;
+    collect_compute_time(s);
+    r.measured_steps += 1;
+    const int every = r.balance_every > 0 ? r.balance_every : 10;
+    if (s.step % every != 0) return;
+    auto scope = s.profile.phase("balance");
+    const dist::Communicator& ranks = r.communicator;
+    const auto times = ranks.allgather(r.compute_s);
+    double sum = 0.0, slowest = 0.0;
+    for (const double t : times) {
+        sum += t;
+        slowest = std::max(slowest, t);
+    }
+    r.imbalance = sum > 0.0 ? slowest * double(times.size()) / sum : 1.0;
+    if (r.balance_every > 0) {
+        const int axis = r.slabs.axis;
+        const double lo = s.grid.spec().domain_min[axis], hi = s.grid.spec().domain_max[axis];
+        constexpr std::size_t kBins = 4096;
+        const auto counts = r.exchange->histogram(exec, s.f<Vec3f>(field::position), s.n, axis, lo, hi, kBins);
+        const double per_particle = s.n > 0 ? r.compute_s / double(s.n) : 0.0;
+        std::vector<double> profile(2 * kBins);
+        for (std::size_t b = 0; b < kBins; ++b) {
+            profile[b] = per_particle * double(counts[b]);
+            profile[kBins + b] = double(counts[b]);
+        }
+        ranks.allreduce(std::span<double>(profile), dist::ReduceOp::sum);
+        const dist::CostProfile cost{lo, hi, {profile.begin(), profile.begin() + kBins},
+                                     {profile.begin() + kBins, profile.end()}};
+        // Room for the ghosts: a quarter of the rows.
+        r.slabs = dist::balance(r.slabs, cost, {0.5, r.reach, 0.75 * double(s.capacity)});
+    }
+    r.compute_s = 0.0;
+    r.measured_steps = 0;
 }
 
 }  // namespace detail
@@ -492,17 +655,32 @@ template <class Exec> void advance_snow(const Exec& exec, SolverState& s) {
 // Build the grid on the current positions and bring every field into its cell order, writing
 // the neighbour records on the way. `in_step`: a reorder between the stages of a step, which
 // also moves the state at the start of the step (kFieldGatherInStep).
+//
+// Several ranks: a reorder between steps first migrates the rows past a border (and moves the
+// borders every RankOptions::balance_every steps); the grid covers this rank's extent widened by
+// the halo reach; the halo is built on the new order.
 template <class Exec> void sort_by_cell(const Exec& exec, SolverState& s, bool in_step) {
+    dist::Extent extent{};
+    if (s.distributed()) {
+        if (!in_step) detail::migrate(exec, s);
+        RankState& r = s.ranks;
+        extent = r.exchange->extent(exec, s.f<Vec3f>(field::position), s.n, r.slabs.axis);
+        s.grid.set_window(r.slabs.axis, extent.lo - r.reach, extent.hi + r.reach);
+        r.ghost_grid->set_window(r.slabs.axis, extent.lo - r.reach, extent.hi + r.reach);
+    }
     {
         auto scope = s.profile.phase("grid build");
         s.grid.build(exec, s.f<Vec3f>(field::position), s.n);
     }
-    auto scope = s.profile.phase("gather");
-    s.fields.gather(exec, s.grid.sorted_to_original(), s.n, kFieldGather | (in_step ? kFieldGatherInStep : 0u),
-                    detail::records_from_state(s));
+    {
+        auto scope = s.profile.phase("gather");
+        s.fields.gather(exec, s.grid.sorted_to_original(), s.n, kFieldGather | (in_step ? kFieldGatherInStep : 0u),
+                        detail::records_from_state(s));
+    }
     s.records_current = true;
     s.cell_ordered = true;
     s.lists_valid = false;
+    if (s.distributed()) detail::build_halo(exec, s, extent);
 }
 
 // One time step. On entry the fields are in the cell order of a grid built on the positions
@@ -515,6 +693,7 @@ template <class Exec> void advance(const Exec& exec, SolverState& s) {
         s.time += s.dt;
         s.step += 1;
         s.previous_valid = true;
+        if (s.distributed()) detail::balance(exec, s);
         if (!s.lists_valid) sort_by_cell(exec, s, false);
         return;
     }
@@ -570,6 +749,7 @@ template <class Exec> void advance(const Exec& exec, SolverState& s) {
     s.time = t + dt;
     s.step += 1;
     s.previous_valid = true;
+    if (s.distributed()) detail::balance(exec, s);
     sort_by_cell(exec, s, false);
 }
 
@@ -579,7 +759,8 @@ template <class Exec> Diagnostics compute_diagnostics(const Exec& exec, SolverSt
                                               s.f<float>(field::density), s.f<float>(field::mass),
                                               s.f<std::uint8_t>(field::kind), s.params.gravity},
                           CombineOp{}, DiagnosticSums::identity(), s.reduced_diagnostics.data());
-    const DiagnosticSums sums = exec.read_value(s.reduced_diagnostics.data());
+    DiagnosticSums sums = exec.read_value(s.reduced_diagnostics.data());
+    if (s.distributed()) sums = s.ranks.communicator.allreduce_combine(sums);
     Diagnostics d;
     d.step = s.step;
     d.time_s = s.time;
@@ -594,6 +775,7 @@ template <class Exec> Diagnostics compute_diagnostics(const Exec& exec, SolverSt
     d.fluid_count = sums.fluid;
     d.momentum_kg_m_s = sums.momentum;
     d.wall_impulse_N_s = s.wall_impulse;
+    d.imbalance = s.ranks.imbalance;
     return d;
 }
 

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <vector>
 
 #include "base/hd.hpp"
 #include "base/vec.hpp"
@@ -10,6 +12,7 @@
 #include "core/fields.hpp"
 #include "core/timer.hpp"
 #include "core/workspace.hpp"
+#include "dist/particle_exchange.hpp"
 #include "frnn/cell_grid.hpp"
 #include "sph/fields.hpp"
 #include "sph/solver.hpp"
@@ -47,15 +50,39 @@ struct DiagnosticSums {
 // The snow models' neighbour-list skin, as a fraction of h (SolverState::lists_valid).
 inline constexpr float kNeighborListSkin = 0.2f;
 
+// Several ranks (RankOptions): the ghosts, the halo and migration plans and the load balancing.
+// Unused with one rank.
+struct RankState {
+    dist::Communicator communicator = dist::Communicator::single();
+    dist::SlabDecomposition slabs;
+    int balance_every = 0;
+    std::unique_ptr<dist::ParticleExchange> exchange;
+    std::unique_ptr<frnn::CellGrid> ghost_grid;  // over the ghost rows, the owned grid's geometry
+    DeviceBuffer<Vec3f> ghost_positions;         // m, the ghosts' positions in arrival order
+    std::size_t ghosts = 0;                      // rows [n, n + ghosts)
+    float reach = 0.0f;                          // m, the halo's (the search radius, widened)
+    float ghosts_below = 0.0f, ghosts_above = 0.0f;  // m, GhostCells' walk bounds
+    std::uint64_t global_n = 0;
+    // Compute time (the neighbour passes, on the device) since the last balance, and the
+    // slowest rank's over the mean then.
+    std::vector<DeviceTimer> pass_timers;
+    int timers_used = 0;
+    double compute_s = 0.0;
+    std::int64_t measured_steps = 0;
+    double imbalance = 1.0;
+};
+
 struct SolverState {
-    SolverState(const Backend& backend, const SphParams& params, std::size_t capacity, SolverOptions options);
+    // `all_particles`: of every rank (the grid's subdivision rule counts them all).
+    SolverState(const Backend& backend, const SphParams& params, std::size_t capacity, SolverOptions options,
+                const RankOptions& ranks, std::uint64_t all_particles);
 
     Backend backend;
     SphParams params;
     SolverOptions options;
     std::size_t capacity;  // particles allocated for
     std::size_t n = 0;     // particles simulated (shrinks when particles leave the domain)
-    std::size_t boundary_count = 0;  // boundary particles (never removed)
+    std::size_t boundary_count = 0;  // boundary particles (never removed), of every rank
 
     frnn::CellGrid grid;
     FieldArrays fields;  // sph/fields.hpp, in the grid's cell order
@@ -91,6 +118,9 @@ struct SolverState {
     std::uint64_t removed = 0;
     bool previous_valid = false;  // Verlet: the *_previous fields hold the previous step
     Vec3d wall_impulse{0.0, 0.0, 0.0};  // N s, SolverOptions::track_wall_impulse
+
+    RankState ranks;
+    bool distributed() const { return ranks.communicator.size() > 1; }
 
     template <class T> T* f(int which) { return fields.data<T>(which); }
     template <class T> const T* f(int which) const { return fields.data<T>(which); }

@@ -106,6 +106,8 @@ std::string version_text(const std::string& program) {
 #else
     out += "; cuda not built\n";
 #endif
+    out += std::string("ranks: ") + (dist::mpi_compiled() ? "MPI" : "one (built without MPI)") +
+           (dist::nccl_compiled() ? ", NCCL for GPU buffers" : "") + "\n";
     auto gpus = cuda_devices();
     if (gpus.empty()) {
         out += "gpu: none (" + cuda_unavailable_reason() + ")\n";
@@ -164,10 +166,25 @@ void Tool::add_common(unsigned flags) {
 
 void Tool::print_version() const { std::fputs(version_text(name_).c_str(), stdout); }
 
+dist::Communicator Tool::join_ranks() {
+    ranks_ = dist::Communicator::world();
+    if (!ranks_->root()) log_.set_level(LogLevel::quiet);
+    return *ranks_;
+}
+
 Backend Tool::open_backend() {
+    // Several ranks on a host: a GPU each, or a share of the cores each.
+    std::string device = options_.device;
+    int threads = options_.threads;
+    if (ranks_ && ranks_->size() > 1) {
+        const auto gpus = cuda_devices();
+        if ((device == "auto" || device == "cuda") && !gpus.empty())
+            device = "cuda:" + std::to_string(ranks_->local_rank() % int(gpus.size()));
+        if (threads == 0) threads = std::max(1, omp_get_num_procs() / std::max(1, ranks_->local_size()));
+    }
     const auto select = [&] {
         try {
-            return select_backend(options_.device, options_.threads, &log_);
+            return select_backend(device, threads, &log_);
         } catch (const DeviceError& e) {
             // "--device cuda: no such GPU" would blame a flag nobody typed.
             const std::string message = e.what();
@@ -244,6 +261,24 @@ int Tool::run(std::vector<std::string> args, const std::function<int(Tool&)>& bo
         const int status = body(*this);
         check_stdout();  // a report cut short by a full disk is an error, not a success
         return status;
+    } catch (...) {
+        if (ranks_ && ranks_->size() > 1) return end_ranks(std::current_exception());
+        return report(std::current_exception());
+    }
+}
+
+int Tool::end_ranks(std::exception_ptr error) {
+    // The failure every rank reports: this rank's (sent to the others now) or one they know.
+    const dist::Failure failure = ranks_->fail(error);
+    if (failure.kind == dist::FailureKind::broken_pipe) return 128 + 13;
+    if (ranks_->root()) log_.error(one_line(failure.describe(ranks_->size())));
+    if (failure.kind == dist::FailureKind::usage) return failure_exit_code_ == kExitFailure ? kExitUsage : failure_exit_code_;
+    return failure_exit_code_;
+}
+
+int Tool::report(std::exception_ptr error) {
+    try {
+        std::rethrow_exception(error);
     } catch (const UsageError& e) {
         log_.error(one_line(e.what()));
         return failure_exit_code_ == kExitFailure ? kExitUsage : failure_exit_code_;

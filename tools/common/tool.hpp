@@ -14,6 +14,7 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -22,6 +23,7 @@
 
 #include "core/backend.hpp"
 #include "base/log.hpp"
+#include "dist/communicator.hpp"
 #include "base/progress.hpp"
 #include "formats/reader.hpp"
 
@@ -68,6 +70,12 @@ public:
     // Exit status used for runtime errors (default 1; compare-results uses 2 for "trouble").
     void set_failure_exit_code(int code) { failure_exit_code_ = code; }
 
+    // The ranks of this run (dist::Communicator::world(): one unless started by mpirun), for a
+    // program that spreads its work over them. From then on only rank 0 logs and prints the
+    // error that ends the program (the failing rank's, "rank R: ...", on every rank's exit
+    // status); open_backend() gives each rank a GPU of its host (cuda:local_rank) and, on the
+    // CPU without --threads, its share of the cores.
+    dist::Communicator join_ranks();
     // The backend from --device and --threads; "auto" without a GPU logs a one-line note.
     Backend open_backend();
     // A progress display honouring --progress/--quiet and whether stderr is a terminal.
@@ -83,6 +91,10 @@ public:
 
 private:
     void print_version() const;
+    // The exit status and the one line on stderr for a failure: of this process alone, or of
+    // one rank of several (only rank 0 prints).
+    int report(std::exception_ptr error);
+    int end_ranks(std::exception_ptr error);
 
     std::string name_;
     CLI::App app_;
@@ -93,6 +105,7 @@ private:
     bool show_version_ = false;
     bool uses_device_ = false;  // the program has --device (and so honours PARTIKEL_DEVICE)
     bool device_from_environment_ = false;  // --device's value came from PARTIKEL_DEVICE
+    std::optional<dist::Communicator> ranks_;  // join_ranks()
 };
 
 // Programs reading particles from `path` call this first: "-" on a terminal is a usage error

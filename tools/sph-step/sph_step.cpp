@@ -83,30 +83,56 @@ int sph_step(std::span<const std::string> args) {
     bool write_stress = false;
     app.add_flag("--write-stress", write_stress, "Stress models: also write the column stress (6 components)")
         ->group("Snow");
+    sph::RankOptions rank_options;
+    app.add_option("--rank-capacity", rank_options.capacity_factor,
+                   "Under mpirun: rows per rank (particles and ghosts) as a multiple of an even share")
+        ->check(number_in(1.0, 64.0))
+        ->capture_default_str()
+        ->group("Ranks");
+    app.add_option("--balance-every", rank_options.balance_every,
+                   "Under mpirun: steps between load-balancing moves of the slab borders (0: fixed)")
+        ->check(number_in(0, 1000000))
+        ->capture_default_str()
+        ->group("Ranks");
     sph::SphParamOverrides overrides;
     add_override_flags(app, overrides);
 
     return tool.run(std::vector<std::string>(args.begin(), args.end()), [&](Tool& t) {
         const run::RunOptions options = run_options(run_flags, t, "sph-step");
+        // One rank, or every rank mpirun started: rank 0 reads the input and each rank gets a slab.
+        const dist::Communicator ranks = t.join_ranks();
         Backend backend = t.open_backend();  // first: a bad --device is a usage error before any I/O
-        refuse_terminal_stdin(t.options().input);
-        sph::SimulationFrame start = sph::read_frame(run::read_start_frame(t.options().input, run_flags.start_frame));
-        overrides.apply(start.params);
-        sph::validate(start.params);
+        sph::RankStart start = sph::scatter_start(ranks, [&] {
+            refuse_terminal_stdin(t.options().input);
+            sph::SimulationFrame frame = sph::read_frame(run::read_start_frame(t.options().input, run_flags.start_frame));
+            overrides.apply(frame.params);
+            sph::validate(frame.params);
+            return frame;
+        });
+        ranks.collectively([&] {
+            overrides.apply(start.frame.params);
+            sph::validate(start.frame.params);
+        });
+        rank_options.communicator = ranks;
+        rank_options.slabs = start.slabs;
 
         // A Verlet frame carries the previous step (velocity_previous, density_previous): the
         // continuation is then bit-identical on the CPU backend.
-        sph::SphSimulation simulation(backend, start,
-                                      {deterministic, t.options().profile, grid_subdivision, !options.diag_path.empty(), write_stress});
-        t.log().info("simulating " + std::to_string(simulation.size()) + " particles on " + backend.describe() +
-                     " from step " + std::to_string(start.step) + " (t = " + std::to_string(start.time_s) + " s)");
+        sph::SphSimulation simulation(backend, start.frame,
+                                      {deterministic, t.options().profile, grid_subdivision, !options.diag_path.empty(), write_stress},
+                                      rank_options);
+        std::string where = backend.describe();
+        if (ranks.size() > 1)
+            where = ranks.describe() + ", " + where + " on rank 0, slabs along " + std::string(1, "xyz"[start.slabs.axis]);
+        t.log().info("simulating " + std::to_string(simulation.size()) + " particles on " + where + " from step " +
+                     std::to_string(start.frame.step) + " (t = " + std::to_string(start.frame.time_s) + " s)");
 
-        auto writer = fmt::open_writer(t.options().output, writer_options(run_flags, t));
+        auto writer = run::open_frame_writer(ranks, t.options().output, writer_options(run_flags, t));
         const run::RunReport report = run::run_simulation(
             simulation, *writer, options, run::make_provenance("sph-step", t.command_line(), backend.describe()),
             t.log());
         t.log().info(report.summary());
-        if (t.options().profile) {
+        if (t.options().profile && ranks.root()) {
             sph::Solver& solver = simulation.solver();
             std::fprintf(stderr, "%s", solver.profile().report().c_str());
             const double seconds = solver.profile().total_seconds();
@@ -116,7 +142,7 @@ int sph_step(std::span<const std::string> args) {
                              double(solver.size()) * steps_done / seconds, static_cast<long long>(steps_done),
                              double(solver.device_bytes()) / double(solver.size()));
         }
-        return report.interrupted ? 128 + interrupt_signal() : 0;
+        return report.interrupted ? 128 + report.signal : 0;
     });
 }
 

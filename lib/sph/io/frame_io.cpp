@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <numeric>
 
 #include "base/error.hpp"
 #include "sph/eos.hpp"
@@ -19,17 +20,19 @@ struct GroupRows {
     std::vector<std::uint32_t> fluid, boundary;
 };
 
-GroupRows split_rows(const std::uint8_t* kind, std::size_t n) {
+// `order`: the rows in the order they are written (nullptr: 0, 1, ..., n - 1).
+GroupRows split_rows(const std::uint8_t* kind, std::size_t n, const std::uint32_t* order = nullptr) {
     // Counted per chunk, then filled per chunk in order: the rows keep the solver's order.
     const int threads = omp_get_max_threads();
     const std::size_t chunk = (n + std::size_t(threads) - 1) / std::size_t(threads);
     std::vector<std::size_t> fluid_before(std::size_t(threads) + 1, 0), boundary_before(std::size_t(threads) + 1, 0);
+    auto row = [&](std::size_t i) { return order ? order[i] : static_cast<std::uint32_t>(i); };
 #pragma omp parallel num_threads(threads)
     {
         const int t = omp_get_thread_num();
         const std::size_t begin = std::min(n, chunk * std::size_t(t)), end = std::min(n, begin + chunk);
         std::size_t fluid = 0;
-        for (std::size_t i = begin; i < end; ++i) fluid += kind[i] == kFluidKind;
+        for (std::size_t i = begin; i < end; ++i) fluid += kind[row(i)] == kFluidKind;
         fluid_before[std::size_t(t) + 1] = fluid;
         boundary_before[std::size_t(t) + 1] = (end - begin) - fluid;
     }
@@ -45,10 +48,35 @@ GroupRows split_rows(const std::uint8_t* kind, std::size_t n) {
         const int t = omp_get_thread_num();
         const std::size_t begin = std::min(n, chunk * std::size_t(t)), end = std::min(n, begin + chunk);
         std::size_t f = fluid_before[std::size_t(t)], b = boundary_before[std::size_t(t)];
-        for (std::size_t i = begin; i < end; ++i)
-            (kind[i] == kFluidKind ? rows.fluid[f++] : rows.boundary[b++]) = static_cast<std::uint32_t>(i);
+        for (std::size_t i = begin; i < end; ++i) {
+            const std::uint32_t r = row(i);
+            (kind[r] == kFluidKind ? rows.fluid[f++] : rows.boundary[b++]) = r;
+        }
     }
     return rows;
+}
+
+// The rows in increasing id: placed through a table when the ids are dense (a run's usual case),
+// else sorted.
+std::vector<std::uint32_t> rows_by_id(const std::uint64_t* id, std::size_t n) {
+    std::vector<std::uint32_t> out(n);
+    if (n == 0) return out;
+    const auto [lo, hi] = std::minmax_element(id, id + n);
+    const std::uint64_t span = *hi - *lo;
+    if (span < 2 * std::uint64_t(n) + 1024) {
+        constexpr std::uint32_t kNone = 0xffffffffu;
+        std::vector<std::uint32_t> slot(std::size_t(span) + 1, kNone);
+        const auto count = static_cast<std::int64_t>(n);
+#pragma omp parallel for schedule(static)
+        for (std::int64_t i = 0; i < count; ++i) slot[std::size_t(id[i] - *lo)] = static_cast<std::uint32_t>(i);
+        std::size_t k = 0;
+        for (const std::uint32_t r : slot)
+            if (r != kNone && k < n) out[k++] = r;
+        if (k == n) return out;  // else a repeated id: sort, keeping every row
+    }
+    std::iota(out.begin(), out.end(), 0u);
+    std::stable_sort(out.begin(), out.end(), [&](std::uint32_t a, std::uint32_t b) { return id[a] < id[b]; });
+    return out;
 }
 
 // dst[k] = src[rows[k]] for records of `bytes` bytes, in parallel.
@@ -140,6 +168,48 @@ fmt::Frame make_frame(const HostState& state, const SphParams& params, std::int6
     const auto rows = split_rows(reinterpret_cast<const std::uint8_t*>(state.fields[field::kind].data()), state.count);
     add_group(frame, "fluid", state, rows.fluid, params, false);
     if (!rows.boundary.empty()) add_group(frame, "boundary", state, rows.boundary, params, true);
+    return frame;
+}
+
+fmt::Frame make_frame(std::span<const HostState> ranks, const SphParams& params, std::int64_t step, double time_s,
+                      double dt_s) {
+    if (ranks.size() == 1) {
+        fmt::Frame frame = make_frame(ranks[0], params, step, time_s, dt_s);
+        return frame;
+    }
+    // Every rank's rows one after the other, field by field (a field another rank has rows of
+    // but not this one is missing: Verlet's previous step before the first step everywhere).
+    HostState all;
+    std::array<std::vector<std::byte>, field::count> storage;
+    for (const HostState& r : ranks) all.count += r.count;
+    for (int f = 0; f < field::count; ++f) {
+        const std::size_t bytes = field_element_bytes(kSphFields[f]);
+        bool present = all.count > 0;
+        for (const HostState& r : ranks)
+            if (r.count > 0 && r.fields[std::size_t(f)].size() != r.count * bytes) present = false;
+        if (!present) continue;
+        auto& out = storage[std::size_t(f)];
+        out.resize(all.count * bytes);
+        std::size_t at = 0;
+        for (const HostState& r : ranks) {
+            if (r.count) std::memcpy(out.data() + at, r.fields[std::size_t(f)].data(), r.count * bytes);
+            at += r.count * bytes;
+        }
+        all.fields[std::size_t(f)] = out;
+    }
+    for (int f : {field::position, field::velocity, field::density, field::mass, field::id, field::kind})
+        if (all.fields[std::size_t(f)].size() != all.count * field_element_bytes(kSphFields[f]))
+            throw UsageError("make_frame: a rank's field \"" + std::string(kSphFields[f].name) + "\" is missing");
+    fmt::Frame frame;
+    frame.step = step;
+    frame.time = time_s;
+    frame.dt = dt_s;
+    write_attributes(params, frame);
+    const auto order = rows_by_id(reinterpret_cast<const std::uint64_t*>(all.fields[field::id].data()), all.count);
+    const auto rows = split_rows(reinterpret_cast<const std::uint8_t*>(all.fields[field::kind].data()), all.count,
+                                 order.data());
+    add_group(frame, "fluid", all, rows.fluid, params, false);
+    if (!rows.boundary.empty()) add_group(frame, "boundary", all, rows.boundary, params, true);
     return frame;
 }
 

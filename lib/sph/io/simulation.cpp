@@ -1,15 +1,21 @@
 #include "sph/io/simulation.hpp"
 
+#include <array>
+
+#include "base/error.hpp"
+#include "run/start_frame.hpp"
+
 namespace partikel::sph {
 
-SphSimulation::SphSimulation(const Backend& backend, const SimulationFrame& start, SolverOptions options)
-    : solver_(backend, start.params, start.particles, start.step, start.time_s, options, start.previous),
+SphSimulation::SphSimulation(const Backend& backend, const SimulationFrame& start, SolverOptions options,
+                             RankOptions ranks)
+    : solver_(backend, start.params, start.particles, start.step, start.time_s, options, start.previous, std::move(ranks)),
       params_(start.params) {
     for (const FieldBuffer& f : solver_.written_fields()) written_.push_back(f.field);
 }
 
 std::vector<run::DiagnosticsColumn> SphSimulation::diagnostics_columns() const {
-    return {{"step", units::none},
+    std::vector<run::DiagnosticsColumn> columns{{"step", units::none},
             {"time_s", units::time},
             {"dt_s", units::time},
             {"kinetic_J", units::energy},
@@ -29,10 +35,12 @@ std::vector<run::DiagnosticsColumn> SphSimulation::diagnostics_columns() const {
             {"wall_impulse_x_N_s", units::momentum},
             {"wall_impulse_y_N_s", units::momentum},
             {"wall_impulse_z_N_s", units::momentum}};
+    if (solver_.communicator().size() > 1) columns.push_back({"imbalance", units::none});
+    return columns;
 }
 
-std::vector<double> diagnostics_row(const Diagnostics& d) {
-    return {double(d.step),
+std::vector<double> diagnostics_row(const Diagnostics& d, bool imbalance) {
+    std::vector<double> row{double(d.step),
             d.time_s,
             d.dt_s,
             d.kinetic_J,
@@ -52,9 +60,13 @@ std::vector<double> diagnostics_row(const Diagnostics& d) {
             d.wall_impulse_N_s.x,
             d.wall_impulse_N_s.y,
             d.wall_impulse_N_s.z};
+    if (imbalance) row.push_back(d.imbalance);
+    return row;
 }
 
-std::vector<double> SphSimulation::diagnostics() { return diagnostics_row(solver_.diagnostics()); }
+std::vector<double> SphSimulation::diagnostics() {
+    return diagnostics_row(solver_.diagnostics(), solver_.communicator().size() > 1);
+}
 
 run::FrameCapture SphSimulation::frame_capture() {
     run::FrameCapture c;
@@ -74,6 +86,72 @@ fmt::Frame SphSimulation::build_frame(std::span<const std::span<const std::byte>
     for (std::size_t i = 0; i < written_.size() && i < host.size(); ++i)
         state.fields[static_cast<std::size_t>(written_[i])] = host[i];
     return make_frame(state, params_, capture.step, capture.time, capture.dt);
+}
+
+fmt::Frame SphSimulation::build_frame(std::span<const run::RankFrame> ranks, const run::FrameCapture& capture) const {
+    std::vector<HostState> states(ranks.size());
+    for (std::size_t r = 0; r < ranks.size(); ++r) {
+        states[r].count = ranks[r].count;
+        for (std::size_t i = 0; i < written_.size() && i < ranks[r].buffers.size(); ++i)
+            states[r].fields[static_cast<std::size_t>(written_[i])] = ranks[r].buffers[i];
+    }
+    return make_frame(states, params_, capture.step, capture.time, capture.dt);
+}
+
+RankStart scatter_start(const dist::Communicator& ranks, const std::function<SimulationFrame()>& read_on_root) {
+    const int size = ranks.size();
+    if (size == 1) return {read_on_root(), dist::SlabDecomposition::whole(0)};
+    dist::SlabDecomposition slabs;
+    const fmt::Frame frame = run::scatter_frames(ranks, [&] {
+        SimulationFrame all = read_on_root();
+        const SphParams& p = all.params;
+        std::array<double, 3> lo{}, hi{};
+        std::array<bool, 3> periodic{};
+        for (int k = 0; k < 3; ++k) {
+            lo[std::size_t(k)] = p.domain_min[k];
+            hi[std::size_t(k)] = p.domain_max[k];
+            periodic[std::size_t(k)] = p.faces[2 * k] == Face::periodic;
+        }
+        const int axis = dist::slab_axis(lo, hi, periodic);
+        if (axis < 0)
+            throw UsageError("every axis of the domain is periodic: a run on " + std::to_string(size) +
+                             " ranks cuts a non-periodic axis into slabs");
+        const ParticleSet& set = all.particles;
+        std::vector<float> x(set.size());
+        for (std::size_t i = 0; i < set.size(); ++i) x[i] = set.position[i][axis];
+        slabs = dist::slabs_by_count(axis, x, size);
+        dist::check_slab_width(slabs, lo[std::size_t(axis)], hi[std::size_t(axis)], halo_reach(p));
+        // Each rank's particles (and previous step), in the frame's order.
+        std::vector<std::vector<std::size_t>> rows(static_cast<std::size_t>(size));
+        for (std::size_t i = 0; i < set.size(); ++i) rows[std::size_t(slabs.rank_of(x[i]))].push_back(i);
+        std::vector<fmt::Frame> frames;
+        for (int r = 0; r < size; ++r) {
+            ParticleSet part;
+            PreviousStep previous;
+            for (const std::size_t i : rows[std::size_t(r)]) {
+                part.position.push_back(set.position[i]);
+                part.velocity.push_back(set.velocity[i]);
+                part.density.push_back(set.density[i]);
+                part.mass.push_back(set.mass[i]);
+                part.id.push_back(set.id[i]);
+                part.kind.push_back(set.kind[i]);
+                if (!all.previous.velocity.empty()) {
+                    previous.velocity.push_back(all.previous.velocity[i]);
+                    previous.density.push_back(all.previous.density[i]);
+                }
+                if (!all.previous.velocity_half.empty()) previous.velocity_half.push_back(all.previous.velocity_half[i]);
+            }
+            frames.push_back(make_frame(part, p, all.step, all.time_s, 0.0, previous));
+        }
+        return frames;
+    });
+    // The borders, from rank 0.
+    std::vector<double> borders = slabs.borders;
+    borders.resize(std::size_t(size) + 1);
+    std::int32_t axis = slabs.axis;
+    ranks.bcast_value(axis, 0);
+    ranks.bcast(std::as_writable_bytes(std::span<double>(borders)), 0);
+    return {read_frame(frame), dist::SlabDecomposition{axis, std::move(borders)}};
 }
 
 }  // namespace partikel::sph

@@ -7,13 +7,23 @@ The layers (docs/ARCHITECTURE.md, "Layers"), lowest first:
   lib/core                     backends, buffers, execution policies, algorithms (base only)
   lib/image                    OpenEXR images (base only)
   lib/frnn                     neighbour search (core)
-  lib/<model>                  a model's physics (core, frnn): sph, nbody, pic, render, ...
-  lib/run, lib/compare         the run loop; comparison (core, formats, image)
+  lib/dist                     ranks: communicator, decomposition, halos (core)
+  lib/<model>                  a model's physics (core, frnn, dist): sph, nbody, pic, render, ...
+  lib/run, lib/compare         the run loop (core, dist, formats); comparison (core, formats,
+                               image)
   lib/<area>/io                a model's frames, scenes and run-loop adapter (its physics,
-                               formats, image, run)
+                               dist, formats, image, run)
   tools/                       the programs (anything below them)
   bench/                       benchmarks (anything below tools, never tools)
 Tests may include anything. `partikel_config.hpp` (generated) may be included anywhere.
+
+Second check: a file's includes must also be reachable through CMake. Each CMakeLists.txt of
+base/, formats/, lib/, tools/ and bench/ defines targets (partikel_add_library, add_library,
+add_executable, partikel_add_tool) and their links (DEPS, target_link_libraries); a file in a
+folder may include a header of another folder only when one of its folder's targets links,
+directly or through PUBLIC links, a target defined in that folder (a header compiles with the
+include paths and libraries its own target brings: including `run/` without linking
+partikel_run works only by accident).
 
 Usage: check_layering.py SOURCE_DIR   (exit 1 and one line per violation)
        check_layering.py --self-test  (a tree with every kind of violation must fail)
@@ -24,14 +34,15 @@ import sys
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"')
 SOURCES = ('.hpp', '.cpp', '.cu', '.cuh', '.h')
-PHYSICS_DEPS = {'base', 'core', 'frnn'}
+PHYSICS_DEPS = {'base', 'core', 'frnn', 'dist'}
 FIXED = {
     'base': {'base'},
     'formats': {'base', 'formats'},
     'core': {'base', 'core'},
     'image': {'base', 'image'},
     'frnn': {'base', 'core', 'frnn'},
-    'run': {'base', 'core', 'formats', 'run'},
+    'dist': {'base', 'core', 'dist'},
+    'run': {'base', 'core', 'dist', 'formats', 'run'},
     'compare': {'base', 'core', 'formats', 'image', 'compare'},
 }
 
@@ -67,8 +78,120 @@ def allowed(area):
         return 'not tools'
     if area.endswith('/io'):
         model = area[:-3]
-        return {'base', 'core', 'frnn', 'frnn/io', 'formats', 'image', 'run', model, area}
+        return {'base', 'core', 'dist', 'frnn', 'frnn/io', 'formats', 'image', 'run', model, area}
     return PHYSICS_DEPS | {area}  # a model's physics
+
+
+CMAKE_CALL = re.compile(
+    r'\b(partikel_add_library|partikel_add_tool|add_library|add_executable|target_link_libraries)\s*\(([^)]*)\)')
+KEYWORDS = {'SOURCES', 'CUDA_SOURCES', 'DEPS', 'LABEL', 'STATIC', 'SHARED', 'OBJECT'}
+VISIBILITY = {'PUBLIC', 'PRIVATE', 'INTERFACE'}
+
+
+def cmake_graph(root):
+    """The targets each folder's CMakeLists.txt defines, and each target's links:
+    (folder -> targets, target -> all direct links, target -> links that propagate)."""
+    folders, links, public = {}, {}, {}
+    for top in ('base', 'formats', 'lib', 'tools', 'bench'):
+        for dirpath, _, files in os.walk(os.path.join(root, top)):
+            if 'CMakeLists.txt' not in files:
+                continue
+            folder = os.path.relpath(dirpath, root).replace(os.sep, '/')
+            with open(os.path.join(dirpath, 'CMakeLists.txt'), encoding='utf-8', errors='replace') as f:
+                text = re.sub(r'#[^\n]*', '', f.read())
+            for m in CMAKE_CALL.finditer(text):
+                command, args = m.group(1), m.group(2).split()
+                if not args or 'ALIAS' in args or 'IMPORTED' in args:
+                    continue
+                name, rest = args[0], args[1:]
+                if command == 'partikel_add_library':
+                    name = 'partikel_' + name
+                if command == 'target_link_libraries':
+                    visibility = 'PUBLIC'
+                    for word in rest:
+                        if word in VISIBILITY:
+                            visibility = word
+                            continue
+                        links.setdefault(name, set()).add(word)
+                        if visibility != 'PRIVATE':
+                            public.setdefault(name, set()).add(word)
+                    continue
+                folders.setdefault(folder, set()).add(name)
+                deps = []
+                if 'DEPS' in rest:
+                    for word in rest[rest.index('DEPS') + 1:]:
+                        if word in KEYWORDS:
+                            break
+                        deps.append(word)
+                if command == 'partikel_add_tool':
+                    deps.append('partikel_tool_common')
+                links.setdefault(name, set()).update(deps)
+                public.setdefault(name, set()).update(deps)
+    return folders, links, public
+
+
+def reachable(target, links, public):
+    """Targets whose headers `target` may include: itself, its links, and what they pass on."""
+    seen = {target}
+    todo = list(links.get(target, ()))
+    while todo:
+        t = todo.pop()
+        if t in seen:
+            continue
+        seen.add(t)
+        todo.extend(public.get(t, ()))
+    return seen
+
+
+def folder_of(rel, folders):
+    """The deepest folder with a CMakeLists.txt that holds `rel` (a file path)."""
+    parts = rel.split('/')[:-1]
+    while parts:
+        folder = '/'.join(parts)
+        if folder in folders:
+            return folder
+        parts.pop()
+    return None
+
+
+def check_links(root):
+    """Includes of a folder whose targets the includer's targets do not link."""
+    folders, links, public = cmake_graph(root)
+    violations = []
+    for top in ('base', 'formats', 'lib', 'tools', 'bench'):
+        for dirpath, _, files in os.walk(os.path.join(root, top)):
+            for name in sorted(files):
+                if not name.endswith(SOURCES):
+                    continue
+                full = os.path.join(dirpath, name)
+                rel = os.path.relpath(full, root).replace(os.sep, '/')
+                own = folder_of(rel, folders)
+                if own is None:
+                    continue
+                allowed_targets = set()
+                for t in folders[own]:
+                    allowed_targets |= reachable(t, links, public)
+                with open(full, encoding='utf-8', errors='replace') as f:
+                    for number, line in enumerate(f, 1):
+                        m = INCLUDE.match(line)
+                        if not m or '/' not in m.group(1):
+                            continue
+                        path = m.group(1)
+                        target_file = None
+                        for prefix in ('', 'lib/', 'tools/'):
+                            if os.path.exists(os.path.join(root, prefix + path)):
+                                target_file = prefix + path
+                                break
+                        if target_file is None:
+                            continue
+                        theirs = folder_of(target_file, folders)
+                        if theirs is None or theirs == own:
+                            continue
+                        if not folders[theirs] & allowed_targets:
+                            violations.append(f'{rel}:{number}: includes "{path}" of {theirs} '
+                                              f'({", ".join(sorted(folders[theirs]))}), which '
+                                              f'{", ".join(sorted(folders[own]))} does not link')
+    return violations
 
 
 def self_test():
@@ -89,18 +212,38 @@ def self_test():
         'tools/x/a.cpp': '#include "common/tool.hpp"\n#include "sph/io/frame_io.hpp"',
         'lib/frnn/c.cpp': '#include "core/exec.hpp"\n#include "partikel_config.hpp"\n#include "c_impl.hpp"',
     }
+    cmake = {
+        # nbody_io includes run/ but links only nbody: a violation of the second check.
+        'lib/run/CMakeLists.txt': 'partikel_add_library(run SOURCES a.cpp DEPS partikel_core)',
+        'lib/run/simulation.hpp': '#pragma once',
+        'lib/core/CMakeLists.txt': 'partikel_add_library(core SOURCES a.cpp)',
+        'lib/core/exec.hpp': '#pragma once',
+        'lib/nbody/CMakeLists.txt': 'partikel_add_library(nbody SOURCES a.cpp DEPS partikel_core)',
+        'lib/nbody/io/CMakeLists.txt': 'partikel_add_library(nbody_io SOURCES a.cpp DEPS partikel_nbody)',
+        'lib/nbody/io/a.cpp': '#include "run/simulation.hpp"\n#include "core/exec.hpp"',
+        # through a PUBLIC link of a link: fine; through a PRIVATE one: not.
+        'lib/sph/CMakeLists.txt': 'partikel_add_library(sph SOURCES a.cpp DEPS partikel_nbody)\n'
+                                  'target_link_libraries(partikel_sph PRIVATE partikel_run)',
+        'tools/y/CMakeLists.txt': 'add_executable(y b.cpp)\ntarget_link_libraries(y PRIVATE partikel_sph)',
+        'tools/y/b.cpp': '#include "core/exec.hpp"\n#include "run/simulation.hpp"',
+    }
     with tempfile.TemporaryDirectory() as root:
-        for rel, text in {**bad, **good}.items():
+        for rel, text in {**bad, **good, **cmake}.items():
             os.makedirs(os.path.join(root, os.path.dirname(rel)), exist_ok=True)
             with open(os.path.join(root, rel), 'w') as f:
                 f.write(text + '\n')
         found = check(root)
-    wanted = sorted(bad)
+        unlinked = check_links(root)
     got = sorted({v.split(':')[0] for v in found})
-    if got != wanted:
-        print('self-test failed: expected violations in', wanted, 'found', got)
+    if got != sorted(bad):
+        print('self-test failed: expected violations in', sorted(bad), 'found', got)
         return 1
-    print(f'self-test: all {len(bad)} forbidden edges found, no false alarm')
+    wanted_links = ['lib/nbody/io/a.cpp:1', 'tools/y/b.cpp:2']
+    got_links = sorted(':'.join(v.split(':')[:2]) for v in unlinked)
+    if got_links != wanted_links:
+        print('self-test failed: expected unlinked includes at', wanted_links, 'found', got_links)
+        return 1
+    print(f'self-test: all {len(bad)} forbidden edges and {len(wanted_links)} unlinked includes found, no false alarm')
     return 0
 
 
@@ -111,8 +254,11 @@ def main():
     violations = check(root)
     for v in violations:
         print('forbidden include:', v)
-    print(f'{len(violations)} forbidden includes')
-    return 1 if violations else 0
+    unlinked = check_links(root)
+    for v in unlinked:
+        print('include without a link:', v)
+    print(f'{len(violations)} forbidden includes, {len(unlinked)} includes without a link')
+    return 1 if violations or unlinked else 0
 
 
 def check(root):

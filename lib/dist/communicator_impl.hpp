@@ -1,0 +1,79 @@
+// The implementations behind dist::Communicator (communicator.hpp): the one-rank communicator
+// here and in communicator.cpp, MPI in mpi.cpp (compiled with MPI only), NCCL in nccl.cpp
+// (compiled with NCCL only). Internal to lib/dist; no MPI or NCCL types.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "core/backend.hpp"
+#include "dist/communicator.hpp"
+
+namespace partikel::dist {
+
+struct Communicator::Impl {
+    virtual ~Impl() = default;
+    int rank = 0, size = 1, local_rank = 0, local_size = 1;
+
+    virtual std::string_view transport() const = 0;
+    virtual std::shared_ptr<Impl> duplicate() = 0;
+
+    virtual void allreduce(void* values, std::size_t count, DataType type, ReduceOp op) = 0;
+    virtual void allgather(const void* mine, std::size_t bytes, void* all) = 0;
+    virtual std::vector<std::vector<std::byte>> gatherv(std::span<const std::byte> mine, int root, bool everyone) = 0;
+    virtual void bcast(std::span<std::byte> bytes, int root) = 0;
+    virtual void barrier() = 0;
+    virtual void exchange_host(std::span<const SendBytes> sends, std::span<const ReceiveBytes> receives) = 0;
+
+    virtual void bind_device(const Backend& backend) = 0;
+    virtual void reserve_staging(std::size_t send_bytes, std::size_t receive_bytes) = 0;
+    virtual void start_exchange(std::span<const SendBytes> sends, std::span<const ReceiveBytes> receives) = 0;
+    virtual void finish_exchange() = 0;
+    virtual void allreduce_device(void* values, std::size_t count, DataType type, ReduceOp op) = 0;
+
+    virtual void send_failure(const Failure& failure) noexcept = 0;
+    virtual double wait_seconds() const = 0;
+};
+
+namespace detail {
+
+std::size_t data_type_size(DataType type);
+// op over `count` values: into[i] = op(into[i], from[i]).
+void reduce_into(void* into, const void* from, std::size_t count, DataType type, ReduceOp op);
+// The exchanges with this rank itself: copies (backend memory when `backend`, else host).
+void copy_to_self(int rank, std::span<const SendBytes> sends, std::span<const ReceiveBytes> receives,
+                  const Backend* backend);
+
+// The failure this process knows ends the run, sent by this rank or received from another: set
+// once, read from any thread; every wait throws it from then on.
+std::optional<Failure> known_failure();
+// Records `failure` unless one is known already; true when it was recorded.
+bool set_known_failure(const Failure& failure);
+// The last failure every rank agreed on (raise()): Communicator::fail() does not send it again.
+std::optional<Failure> agreed_failure();
+void set_agreed_failure(const Failure& failure);
+// Seconds a failed rank waits for the others to end before MPI_Abort (PARTIKEL_FAULT_TIMEOUT_S).
+double fault_timeout_seconds();
+
+// One rank (communicator.cpp).
+std::shared_ptr<Communicator::Impl> make_single();
+// MPI's world, or nullptr when this build has no MPI (mpi.cpp / communicator.cpp).
+std::shared_ptr<Communicator::Impl> make_mpi_world();
+
+// NCCL (nccl.cpp; stubs that throw when this build has no NCCL).
+struct NcclChannel;
+std::vector<std::byte> nccl_unique_id();
+// Collective over the `size` ranks that pass the same id.
+std::shared_ptr<NcclChannel> nccl_open(std::span<const std::byte> id, int rank, int size, const Backend& backend);
+// Destroys the NCCL communicator (before MPI_Finalize; aborts it after a failure).
+void nccl_close(NcclChannel& channel) noexcept;
+void nccl_start_exchange(NcclChannel& channel, std::span<const SendBytes> sends, std::span<const ReceiveBytes> receives);
+void nccl_finish_exchange(NcclChannel& channel);
+void nccl_allreduce(NcclChannel& channel, void* values, std::size_t count, DataType type, ReduceOp op);
+
+}  // namespace detail
+}  // namespace partikel::dist

@@ -1,0 +1,94 @@
+#include "dist/particle_exchange.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "base/error.hpp"
+#include "core/dispatch.hpp"
+
+namespace partikel::dist {
+
+namespace {
+constexpr std::size_t kMaxBins = 1u << 16;
+}
+
+ParticleExchange::ParticleExchange(Communicator comm, const Backend& backend, std::size_t capacity,
+                                   std::size_t buffer_bytes)
+    : comm_(std::move(comm)),
+      backend_(backend),
+      capacity_(capacity),
+      buffer_bytes_(buffer_bytes),
+      workspace_(backend, std::max<std::size_t>(
+                              256, with_exec(backend, [&](const auto& e) { return exchange_scratch_bytes(e, capacity); }))),
+      flags_(backend, comm_.size() > 1 ? capacity : 0),
+      offsets_(backend, comm_.size() > 1 ? capacity : 0),
+      // A row goes to at most two neighbours of a slab (slabs are at least the reach wide).
+      rows_(backend, comm_.size() > 1 ? 2 * capacity : 0),
+      destination_(backend, comm_.size() > 1 ? capacity : 0),
+      counts_(backend, std::size_t(comm_.size()) + 1),
+      extent_(backend, 1),
+      borders_(backend, std::size_t(comm_.size()) + 1),
+      bins_(backend, kMaxBins),
+      send_(backend, comm_.size() > 1 ? buffer_bytes : 0),
+      receive_(backend, comm_.size() > 1 ? buffer_bytes : 0) {
+    if (comm_.size() > 1) comm_.reserve_staging(buffer_bytes, buffer_bytes);
+}
+
+void ParticleExchange::finish_halo() {
+    if (!in_flight_) return;
+    in_flight_ = false;
+    comm_.finish_exchange();
+}
+
+const std::byte* ParticleExchange::received(const FieldArrays& table, int field) const {
+    if (!((fields_ >> field) & 1u))
+        throw UsageError("dist: field \"" + std::string(table.spec(field).name) + "\" was not in the last exchange");
+    return receive_.data() + table.packed_offset(fields_, received_rows_, field);
+}
+
+ParticleExchange::Totals ParticleExchange::totals(int q) const {
+    const int ranks = comm_.size();
+    const std::size_t row = std::size_t(ranks) + 1;
+    Totals t;
+    for (int p = 0; p < ranks; ++p) {
+        if (p == q) continue;
+        t.sent += all_counts_[std::size_t(q) * row + std::size_t(p)];
+        t.received += all_counts_[std::size_t(p) * row + std::size_t(q)];
+    }
+    t.rows = all_counts_[std::size_t(q) * row + std::size_t(ranks)];
+    return t;
+}
+
+void ParticleExchange::check_buffers(const FieldArrays& table, std::uint64_t fields, const char* what) const {
+    // Every rank's rows, from the last plan's counts: the same verdict everywhere.
+    for (int q = 0; q < comm_.size(); ++q) {
+        const Totals t = totals(q);
+        const std::size_t need = std::max(table.packed_bytes(fields, t.sent), table.packed_bytes(fields, t.received));
+        if (need > buffer_bytes_)
+            raise({q, FailureKind::usage,
+                   std::string("a ") + what + " exchange of " + std::to_string(t.sent) + " rows out and " +
+                       std::to_string(t.received) + " in needs " + std::to_string(need) +
+                       " bytes, more than its exchange buffers of " + std::to_string(buffer_bytes_) +
+                       " (more capacity per rank: sph-step --rank-capacity)"},
+                  comm_.size());
+    }
+}
+
+std::vector<std::uint64_t> ParticleExchange::gather_counts(const std::vector<std::uint64_t>& mine) const {
+    const std::size_t row = mine.size();
+    const auto parts = comm_.allgatherv(std::as_bytes(std::span<const std::uint64_t>(mine)));
+    std::vector<std::uint64_t> out(row * parts.size());
+    for (std::size_t r = 0; r < parts.size(); ++r) {
+        if (parts[r].size() != row * sizeof(std::uint64_t)) throw UsageError("dist: ranks disagree on the rank count");
+        std::memcpy(out.data() + r * row, parts[r].data(), parts[r].size());
+    }
+    return out;
+}
+
+std::size_t ParticleExchange::device_bytes() const {
+    return workspace_.size() + flags_.bytes() + offsets_.bytes() + rows_.bytes() + destination_.bytes() + counts_.bytes() +
+           extent_.bytes() + borders_.bytes() + bins_.bytes() + send_.bytes() + receive_.bytes();
+}
+
+}  // namespace partikel::dist

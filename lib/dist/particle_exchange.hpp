@@ -1,0 +1,160 @@
+// Particles between ranks over a model's field table (core/fields.hpp): migration to the rank
+// that owns a particle's position, and halos of ghost rows for the neighbour passes. After
+// Cabana's Distributor and Halo (a plan built once from each particle's destination, applied to
+// any fields), with every buffer allocated once and the transfers through the Communicator's
+// device exchange.
+//
+// Migration (once per step, at a reorder): rows [0, n) whose coordinate along the slab axis
+// lies in another rank's slab leave: they are listed (flag, scan, compact), grouped per
+// destination on the host (few rows), packed (every field that persists over steps), counts
+// are all-gathered and the packed bytes exchanged; the rows that arrive fill the holes, and
+// when fewer arrive than left, the last rows fill the holes that remain. Apart from three
+// passes over the rows that find the leavers, the cost is that of the rows that move: the
+// reorder that follows puts everything in cell order anyway.
+//
+// Halo (after every reorder that moves positions): each rank's extent along the axis (of its
+// rows [0, n)) is all-gathered, and the rows within `reach` of another rank's extent are
+// listed for it (flag, scan, compact: one list per neighbour). exchange_halo() sends the listed
+// rows' values of some fields into a receive buffer in arrival order; unpack_halo() writes them
+// into the ghost rows [n, n + g), in an order the model chooses (its ghost cell order). The
+// same lists serve every refresh of other fields until the next plan. Positions of a rank's
+// rows may lie a little outside its slab between migrations: the extents, not the borders,
+// decide who needs which ghosts, so nothing is missed.
+//
+// Every call is collective over the communicator's ranks. A capacity or buffer that would
+// overflow is a UsageError on every rank, naming the rank and the numbers.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "base/hd.hpp"
+#include "base/vec.hpp"
+#include "core/backend.hpp"
+#include "core/buffer.hpp"
+#include "core/fields.hpp"
+#include "core/workspace.hpp"
+#include "dist/communicator.hpp"
+#include "dist/slabs.hpp"
+
+namespace partikel::dist {
+
+// A rank's rows along the slab axis: [lo, hi] (m), lo > hi when it has none. A reduction
+// value (core/reduce_ops.hpp, CombineOp).
+struct Extent {
+    float lo, hi;
+    bool empty() const { return lo > hi; }
+    static PK_HD Extent identity() { return {__builtin_huge_valf(), -__builtin_huge_valf()}; }
+    static PK_HD Extent combine(const Extent& a, const Extent& b) {
+        return {b.lo < a.lo ? b.lo : a.lo, a.hi < b.hi ? b.hi : a.hi};
+    }
+};
+
+class ParticleExchange {
+public:
+    // For field tables of `capacity` rows (owned and ghosts) on `backend`; `buffer_bytes` each
+    // for the packed rows sent and received by one migration or halo exchange.
+    ParticleExchange(Communicator comm, const Backend& backend, std::size_t capacity, std::size_t buffer_bytes);
+
+    // ---- Migration ----
+    // Returns the new number of rows; `fields` (a mask) travel with the rows and fill the
+    // holes (every field whose values matter after the migration).
+    template <class Exec>
+    std::size_t migrate(const Exec& exec, FieldArrays& table, const Vec3f* positions, std::size_t n,
+                        const SlabDecomposition& slabs, std::uint64_t fields);
+
+    // ---- Halo ----
+    // This rank's extent along `axis` of rows [0, n) (one reduction and a read-back).
+    template <class Exec> Extent extent(const Exec& exec, const Vec3f* positions, std::size_t n, int axis);
+    // Lists the rows of [0, n) each other rank needs as ghosts (within `reach` of its extent
+    // along `axis`; `mine` is this rank's, extent()) and returns how many ghosts this rank
+    // receives; n + ghosts must fit the capacity.
+    template <class Exec>
+    std::size_t plan_halo(const Exec& exec, const Vec3f* positions, std::size_t n, int axis, float reach, Extent mine);
+    // Sends the listed rows' `fields` and receives the ghosts' into the receive buffer (arrival
+    // order). start_/finish_ split it for work in between (finish before reading them).
+    template <class Exec> void start_halo(const Exec& exec, const FieldArrays& table, std::uint64_t fields);
+    void finish_halo();
+    template <class Exec> void exchange_halo(const Exec& exec, const FieldArrays& table, std::uint64_t fields) {
+        start_halo(exec, table, fields);
+        finish_halo();
+    }
+    // The received records of `field` (one of the last exchange's `fields`), ghosts() of them
+    // in arrival order, in backend memory.
+    const std::byte* received(const FieldArrays& table, int field) const;
+    // Ghost row n + k takes the received record order[k] (k without an order) of each field of
+    // the last exchange.
+    template <class Exec>
+    void unpack_halo(const Exec& exec, FieldArrays& table, std::size_t n, const std::uint32_t* order = nullptr);
+
+    std::size_t ghosts() const { return ghosts_; }
+    // Every rank's extent at the last plan_halo.
+    const std::vector<Extent>& extents() const { return extents_; }
+    // The largest coordinate of a ghost from a lower rank and the smallest of one from a higher
+    // rank (-inf and +inf when none): a row further than the search reach from both has no
+    // ghost neighbour.
+    float ghosts_below() const { return ghosts_below_; }
+    float ghosts_above() const { return ghosts_above_; }
+
+    // Rows sent since construction (migration, halo), and bytes sent (for benchmarks' bounds).
+    std::uint64_t migrated_rows() const { return migrated_rows_; }
+    std::uint64_t bytes_sent() const { return bytes_sent_; }
+
+    // Particles per bin along `axis` of rows [0, n): `bins` equal bins over [lo, hi] (outside:
+    // the end bins), this rank only (the balancing's profile all-reduces it).
+    template <class Exec>
+    std::vector<std::uint32_t> histogram(const Exec& exec, const Vec3f* positions, std::size_t n, int axis, double lo,
+                                         double hi, std::size_t bins);
+
+    Communicator& communicator() { return comm_; }
+    std::size_t device_bytes() const;
+
+private:
+    template <class Exec> std::size_t list_rows(const Exec& exec, std::size_t n, std::size_t at);
+    template <class Exec> void send_and_receive(const Exec& exec, const FieldArrays& table, std::uint64_t fields,
+                                                std::size_t send_rows, std::size_t receive_rows);
+    void check_buffers(const FieldArrays& table, std::uint64_t fields, const char* what) const;
+    // Every rank's [rows it sends to each rank..., its rows] (an all-gather), rank by rank.
+    std::vector<std::uint64_t> gather_counts(const std::vector<std::uint64_t>& mine) const;
+    // Rank q's totals in the last gathered counts: rows it sends and receives (from other ranks),
+    // and its rows.
+    struct Totals {
+        std::uint64_t sent = 0, received = 0, rows = 0;
+    };
+    Totals totals(int q) const;
+
+    Communicator comm_;
+    Backend backend_;
+    std::size_t capacity_;
+    std::size_t buffer_bytes_;
+    Workspace workspace_;
+    DeviceBuffer<std::uint32_t> flags_, offsets_, rows_;  // per row; rows_: the send lists, per peer in turn
+    DeviceBuffer<std::uint32_t> destination_;             // per row (migration)
+    DeviceBuffer<std::uint32_t> counts_;                  // per rank, then one: a list's length
+    DeviceBuffer<Extent> extent_;
+    DeviceBuffer<double> borders_;
+    DeviceBuffer<std::uint32_t> bins_;
+    DeviceBuffer<std::byte> send_, receive_;
+
+    // The last exchange: rows per peer (rank order) both ways and the fields that travelled.
+    std::vector<std::uint64_t> send_count_, receive_count_;
+    std::vector<std::uint64_t> all_counts_;  // every rank's row of gather_counts, rank by rank
+    std::size_t send_rows_ = 0, ghosts_ = 0;
+    std::uint64_t fields_ = 0;
+    std::size_t received_rows_ = 0;
+    std::vector<Extent> extents_;
+    float ghosts_below_ = 0, ghosts_above_ = 0;
+    std::vector<SendBytes> sends_;
+    std::vector<ReceiveBytes> receives_;
+    bool in_flight_ = false;
+    std::uint64_t migrated_rows_ = 0, bytes_sent_ = 0;
+    // The last migration's rows on the host: holes left (ascending) and where they went, the
+    // send list, the arrivals' rows, and the rows moved into holes.
+    std::vector<std::uint32_t> holes_, going_, send_list_, targets_, move_from_, move_to_;
+};
+
+// Scratch bytes of the exchange's scans and reductions (particle_exchange_impl.hpp).
+template <class Exec> std::size_t exchange_scratch_bytes(const Exec& exec, std::size_t capacity);
+
+}  // namespace partikel::dist

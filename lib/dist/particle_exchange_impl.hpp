@@ -1,0 +1,345 @@
+// ParticleExchange's device side (particle_exchange.hpp), written once for both backends and
+// instantiated by particle_exchange_cpu.cpp and particle_exchange_cuda.cu.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <string>
+
+#include "base/error.hpp"
+#include "base/hd.hpp"
+#include "core/atomics.hpp"
+#include "core/fields_impl.hpp"
+#include "core/reduce_ops.hpp"
+#include "dist/particle_exchange.hpp"
+
+namespace partikel::dist {
+
+namespace kernels {
+
+struct ExtentOf {
+    const Vec3f* positions;
+    int axis;
+    PK_DEVICE_INLINE Extent operator()(std::size_t i) const {
+        const float x = positions[i][axis];
+        return {x, x};
+    }
+};
+
+// 1 for rows with lo <= x <= hi along the axis.
+struct FlagInRange {
+    const Vec3f* positions;
+    int axis;
+    float lo, hi;
+    std::uint32_t* flags;
+    PK_DEVICE_INLINE void operator()(std::size_t i) const {
+        const float x = positions[i][axis];
+        flags[i] = x >= lo && x <= hi ? 1u : 0u;
+    }
+};
+
+// The flagged rows, in row order, into list[0 ..) (those past `room` are counted, not written);
+// the last row writes the total.
+struct ListFlagged {
+    const std::uint32_t* flags;
+    const std::uint32_t* offsets;
+    std::uint32_t* list;
+    std::size_t room;
+    std::uint32_t* total;
+    std::size_t n;
+    PK_DEVICE_INLINE void operator()(std::size_t i) const {
+        if (i + 1 == n) *total = offsets[i] + flags[i];
+        if (flags[i] && offsets[i] < room) list[offsets[i]] = static_cast<std::uint32_t>(i);
+    }
+};
+
+// The rank owning each row's coordinate (SlabDecomposition::rank_of), and 1 for the rows that
+// leave this rank.
+struct Destinations {
+    const Vec3f* positions;
+    int axis;
+    const double* borders;  // ranks + 1
+    int ranks;
+    std::uint32_t rank;
+    std::uint32_t* destination;
+    std::uint32_t* leaves;
+    PK_DEVICE_INLINE void operator()(std::size_t i) const {
+        const double x = positions[i][axis];
+        int lo = 0, hi = ranks - 1;
+        while (lo < hi) {
+            const int mid = (lo + hi + 1) / 2;
+            if (x >= borders[mid]) lo = mid;
+            else hi = mid - 1;
+        }
+        destination[i] = static_cast<std::uint32_t>(lo);
+        leaves[i] = static_cast<std::uint32_t>(lo) != rank ? 1u : 0u;
+    }
+};
+
+struct GatherValues {
+    const std::uint32_t* rows;
+    const std::uint32_t* values;
+    std::uint32_t* out;
+    PK_DEVICE_INLINE void operator()(std::size_t k) const { out[k] = values[rows[k]]; }
+};
+
+struct CountInBins {
+    const Vec3f* positions;
+    int axis;
+    double lo, bins_per_m;
+    std::uint32_t bins;
+    std::uint32_t* counts;
+    PK_DEVICE_INLINE void operator()(std::size_t i) const {
+        const double u = (double(positions[i][axis]) - lo) * bins_per_m;
+        const std::uint32_t b = u <= 0.0 ? 0u : u >= double(bins - 1) ? bins - 1 : static_cast<std::uint32_t>(u);
+        atomic_add(&counts[b], 1u);
+    }
+};
+
+}  // namespace kernels
+
+template <class Exec> std::size_t exchange_scratch_bytes(const Exec& exec, std::size_t capacity) {
+    return std::max(exec.template exclusive_sum_scratch_bytes<std::uint32_t>(capacity),
+                    exec.template reduce_scratch_bytes<Extent, CombineOp>(capacity));
+}
+
+template <class Exec> std::size_t ParticleExchange::list_rows(const Exec& exec, std::size_t n, std::size_t at) {
+    if (n == 0) return 0;
+    exec.exclusive_sum(workspace_, flags_.data(), offsets_.data(), n);
+    const std::size_t room = rows_.size() > at ? rows_.size() - at : 0;
+    exec.for_each(n,
+                  kernels::ListFlagged{flags_.data(), offsets_.data(), rows_.data() + std::min(at, rows_.size()), room,
+                                       counts_.data() + comm_.size(), n},
+                  "dist.list");
+    return exec.read_value(counts_.data() + comm_.size());
+}
+
+template <class Exec>
+std::size_t ParticleExchange::migrate(const Exec& exec, FieldArrays& table, const Vec3f* positions, std::size_t n,
+                                      const SlabDecomposition& slabs, std::uint64_t fields) {
+    const int ranks = comm_.size(), me = comm_.rank();
+    if (ranks == 1) return n;
+    if (slabs.ranks() != ranks)
+        throw UsageError("dist: " + std::to_string(slabs.ranks()) + " slabs for " + std::to_string(ranks) + " ranks");
+    // Where every row goes; the rows that leave, in row order, with their destinations.
+    borders_.copy_from_host(slabs.borders);
+    std::size_t leaving = 0;
+    if (n > 0) {
+        exec.for_each(n,
+                      kernels::Destinations{positions, slabs.axis, borders_.data(), ranks, std::uint32_t(me),
+                                            destination_.data(), flags_.data()},
+                      "dist.destinations");
+        leaving = list_rows(exec, n, 0);
+    }
+    const std::size_t listed = std::min(leaving, rows_.size());
+    holes_.resize(listed);
+    going_.resize(listed);
+    if (listed > 0) {
+        exec.for_each(listed, kernels::GatherValues{rows_.data(), destination_.data(), offsets_.data()}, "dist.going");
+        exec.copy_to_host(holes_.data(), rows_.data(), listed * sizeof(std::uint32_t));
+        exec.copy_to_host(going_.data(), offsets_.data(), listed * sizeof(std::uint32_t));
+    }
+    // The send list, destination by destination (a stable counting sort on the host: few rows).
+    send_count_.assign(std::size_t(ranks), 0);
+    for (const std::uint32_t d : going_) ++send_count_[d];
+    std::vector<std::size_t> next(std::size_t(ranks), 0);
+    for (int d = 1; d < ranks; ++d) next[std::size_t(d)] = next[std::size_t(d) - 1] + send_count_[std::size_t(d) - 1];
+    send_list_.resize(listed);
+    for (std::size_t k = 0; k < listed; ++k) send_list_[next[going_[k]]++] = holes_[k];
+    send_rows_ = leaving;
+    std::vector<std::uint64_t> mine = send_count_;
+    mine.push_back(n);
+    all_counts_ = gather_counts(mine);
+    // Every rank checks every rank's numbers: the same error everywhere, without another vote.
+    std::uint64_t arriving = 0;
+    for (int q = 0; q < ranks; ++q) {
+        const auto [leave, arrive, now] = totals(q);
+        const std::uint64_t after = now - leave + arrive;
+        std::string problem;
+        if (after > capacity_)
+            problem = "migration would leave " + std::to_string(after) + " particles, above its capacity of " +
+                      std::to_string(capacity_);
+        else if (leave > rows_.size() || table.packed_bytes(fields, leave) > buffer_bytes_ ||
+                 table.packed_bytes(fields, arrive) > buffer_bytes_)
+            problem = std::to_string(leave) + " particles leave and " + std::to_string(arrive) +
+                      " arrive in one migration, more than its exchange buffers of " + std::to_string(buffer_bytes_) +
+                      " bytes hold";
+        if (!problem.empty())
+            raise({q, FailureKind::usage, problem + " (more capacity per rank: sph-step --rank-capacity)"}, ranks);
+        if (q == me) arriving = arrive;
+    }
+    const std::size_t row = std::size_t(ranks) + 1;
+    receive_count_.assign(std::size_t(ranks), 0);
+    for (int p = 0; p < ranks; ++p)
+        if (p != me) receive_count_[std::size_t(p)] = all_counts_[std::size_t(p) * row + std::size_t(me)];
+    if (leaving == 0 && arriving == 0) return n;
+    if (leaving > 0) {
+        rows_.copy_from_host(send_list_);
+        table.pack(exec, rows_.data(), leaving, fields, send_.data());
+    }
+    send_and_receive(exec, table, fields, leaving, arriving);
+    comm_.finish_exchange();
+    in_flight_ = false;
+    // The arrivals fill the holes (rows ascending), then go after the last row; when fewer
+    // arrive than left, the last rows fill the holes that remain below the new end.
+    const std::size_t after = n - leaving + arriving;
+    targets_.clear();
+    for (std::size_t k = 0; k < arriving; ++k) targets_.push_back(k < leaving ? holes_[k] : std::uint32_t(n + (k - leaving)));
+    move_from_.clear();
+    move_to_.clear();
+    if (leaving > arriving) {
+        std::size_t hole = arriving;  // the first hole no arrival took
+        std::size_t tail_hole = leaving;  // holes at or above `after` are not refilled
+        while (tail_hole > arriving && holes_[tail_hole - 1] >= after) --tail_hole;
+        std::size_t source = n;
+        for (; hole < tail_hole; ++hole) {
+            // The highest row at or above `after` that is not a hole.
+            do --source;
+            while (std::binary_search(holes_.begin(), holes_.end(), std::uint32_t(source)));
+            move_from_.push_back(std::uint32_t(source));
+            move_to_.push_back(holes_[hole]);
+        }
+    }
+    if (arriving > 0) {
+        flags_.copy_from_host(targets_);
+        table.unpack(exec, receive_.data(), arriving, 0, fields, nullptr, flags_.data());
+    }
+    if (!move_from_.empty()) {
+        offsets_.copy_from_host(move_from_);
+        destination_.copy_from_host(move_to_);
+        table.move_rows(exec, offsets_.data(), destination_.data(), move_from_.size(), fields);
+    }
+    migrated_rows_ += leaving;
+    return after;
+}
+
+template <class Exec>
+Extent ParticleExchange::extent(const Exec& exec, const Vec3f* positions, std::size_t n, int axis) {
+    if (n == 0) return Extent::identity();
+    exec.transform_reduce(workspace_, n, kernels::ExtentOf{positions, axis}, CombineOp{}, Extent::identity(),
+                          extent_.data());
+    return exec.read_value(extent_.data());
+}
+
+template <class Exec>
+std::size_t ParticleExchange::plan_halo(const Exec& exec, const Vec3f* positions, std::size_t n, int axis, float reach,
+                                        Extent mine) {
+    const int ranks = comm_.size(), me = comm_.rank();
+    const float inf = std::numeric_limits<float>::infinity();
+    ghosts_below_ = -inf;
+    ghosts_above_ = inf;
+    if (ranks == 1) {
+        extents_ = {mine};
+        ghosts_ = 0;
+        return 0;
+    }
+    extents_ = comm_.allgather(mine);
+    send_count_.assign(std::size_t(ranks), 0);
+    std::size_t at = 0;
+    for (int q = 0; q < ranks; ++q) {
+        const Extent theirs = extents_[std::size_t(q)];
+        if (q == me || theirs.empty() || mine.empty()) continue;
+        const float lo = theirs.lo - reach, hi = theirs.hi + reach;
+        if (mine.hi < lo || mine.lo > hi) continue;
+        exec.for_each(n, kernels::FlagInRange{positions, axis, lo, hi, flags_.data()}, "dist.halo_flag");
+        send_count_[std::size_t(q)] = list_rows(exec, n, at);
+        at += send_count_[std::size_t(q)];
+    }
+    send_rows_ = at;
+    std::vector<std::uint64_t> counts = send_count_;
+    counts.push_back(n);
+    all_counts_ = gather_counts(counts);
+    for (int q = 0; q < ranks; ++q) {
+        const auto [sent, received, owned] = totals(q);
+        if (owned + received > capacity_ || sent > rows_.size())
+            raise({q, FailureKind::usage,
+                   std::to_string(owned) + " particles and " + std::to_string(received) + " ghosts (" +
+                       std::to_string(sent) + " rows sent) exceed its capacity of " + std::to_string(capacity_) +
+                       " rows (more capacity per rank: sph-step --rank-capacity)"},
+                  ranks);
+    }
+    const std::size_t row = std::size_t(ranks) + 1;
+    receive_count_.assign(std::size_t(ranks), 0);
+    ghosts_ = 0;
+    for (int p = 0; p < ranks; ++p) {
+        receive_count_[std::size_t(p)] = all_counts_[std::size_t(p) * row + std::size_t(me)];
+        ghosts_ += receive_count_[std::size_t(p)];
+        if (receive_count_[std::size_t(p)] == 0 || mine.empty()) continue;
+        const Extent theirs = extents_[std::size_t(p)];
+        if (p < me) ghosts_below_ = std::max(ghosts_below_, std::min(theirs.hi, mine.hi + reach));
+        else ghosts_above_ = std::min(ghosts_above_, std::max(theirs.lo, mine.lo - reach));
+    }
+    return ghosts_;
+}
+
+template <class Exec> void ParticleExchange::start_halo(const Exec& exec, const FieldArrays& table, std::uint64_t fields) {
+    if (comm_.size() == 1) return;
+    check_buffers(table, fields, "halo");
+    table.pack(exec, rows_.data(), send_rows_, fields, send_.data());
+    send_and_receive(exec, table, fields, send_rows_, ghosts_);
+}
+
+template <class Exec>
+void ParticleExchange::unpack_halo(const Exec& exec, FieldArrays& table, std::size_t n, const std::uint32_t* order) {
+    if (comm_.size() == 1 || ghosts_ == 0) return;
+    table.unpack(exec, receive_.data(), ghosts_, n, fields_, order);
+}
+
+template <class Exec>
+void ParticleExchange::send_and_receive(const Exec&, const FieldArrays& table, std::uint64_t fields,
+                                        std::size_t send_rows, std::size_t receive_rows) {
+    const int ranks = comm_.size();
+    sends_.clear();
+    receives_.clear();
+    // One message per field and peer, in table order: both sides list them alike.
+    for (int f = 0; f < int(table.table().size()); ++f) {
+        if (!((fields >> f) & 1u)) continue;
+        const std::size_t bytes = field_element_bytes(table.spec(f));
+        std::byte* out = send_.data() + table.packed_offset(fields, send_rows, f);
+        std::byte* in = receive_.data() + table.packed_offset(fields, receive_rows, f);
+        std::size_t sent = 0, received = 0;
+        for (int p = 0; p < ranks; ++p) {
+            const std::size_t s = send_count_[std::size_t(p)], r = receive_count_[std::size_t(p)];
+            if (s) sends_.push_back({p, out + sent * bytes, s * bytes});
+            if (r) receives_.push_back({p, in + received * bytes, r * bytes});
+            sent += s;
+            received += r;
+            bytes_sent_ += s * bytes;
+        }
+    }
+    fields_ = fields;
+    received_rows_ = receive_rows;
+    comm_.start_exchange(sends_, receives_);
+    in_flight_ = true;
+}
+
+template <class Exec>
+std::vector<std::uint32_t> ParticleExchange::histogram(const Exec& exec, const Vec3f* positions, std::size_t n, int axis,
+                                                       double lo, double hi, std::size_t bins) {
+    if (bins == 0 || bins > bins_.size())
+        throw UsageError("dist: a histogram of " + std::to_string(bins) + " bins (at most " +
+                         std::to_string(bins_.size()) + ")");
+    exec.fill_zero(bins_.data(), bins * sizeof(std::uint32_t));
+    if (n > 0 && hi > lo)
+        exec.for_each(n,
+                      kernels::CountInBins{positions, axis, lo, double(bins) / (hi - lo), std::uint32_t(bins), bins_.data()},
+                      "dist.histogram");
+    std::vector<std::uint32_t> out(bins);
+    exec.copy_to_host(out.data(), bins_.data(), bins * sizeof(std::uint32_t));
+    return out;
+}
+
+// The family's instantiations, once per backend (particle_exchange_cpu.cpp, _cuda.cu).
+#define PK_DIST_PARTICLE_EXCHANGE_INSTANTIATE(Exec)                                                                   \
+    template std::size_t exchange_scratch_bytes(const Exec&, std::size_t);                                           \
+    template std::size_t ParticleExchange::migrate(const Exec&, FieldArrays&, const Vec3f*, std::size_t,             \
+                                                   const SlabDecomposition&, std::uint64_t);                        \
+    template Extent ParticleExchange::extent(const Exec&, const Vec3f*, std::size_t, int);                           \
+    template std::size_t ParticleExchange::plan_halo(const Exec&, const Vec3f*, std::size_t, int, float, Extent);    \
+    template void ParticleExchange::start_halo(const Exec&, const FieldArrays&, std::uint64_t);                      \
+    template void ParticleExchange::unpack_halo(const Exec&, FieldArrays&, std::size_t, const std::uint32_t*);      \
+    template std::vector<std::uint32_t> ParticleExchange::histogram(const Exec&, const Vec3f*, std::size_t, int,     \
+                                                                    double, double, std::size_t);
+
+}  // namespace partikel::dist

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# sph-step on several CPU ranks (mpirun --oversubscribe, one OpenMP thread per rank): after a
+# short run the frames of 2 and 4 ranks equal one rank's up to reordered sums (compare-results,
+# tolerances below), with exactly the same particles, ids, kinds and masses; diagnostics gain an
+# imbalance column; a restart on a different rank count (2 -> 3, and 4 ranks' frame on 1) goes
+# on like the straight run; the snow model (Bingham, kept neighbour lists) across 3 ranks; and
+# failures end every rank with one line, frames kept, never a hang (each mpirun under a timeout):
+# a rank that throws on its own, a runaway on any rank (agreed), a truncated start frame read by
+# rank 0, and a rank count that cuts slabs thinner than the halo.
+#
+# Tolerances: 20 steps of the dam break from rest, one rank against several, differ only by
+# the order of neighbour sums (ghost neighbours are summed after owned ones, dt is the same
+# all-reduced minimum). Measured on 2 and 4 ranks (and a restart on 3): densities within one
+# float ulp (6.1e-5 kg/m^3, 6e-8 relative), velocities within 2.9e-7 m/s (5e-5 of the
+# smallest), positions within 1e-9 m. The bound, 1e-4 relative plus 1e-7 absolute, and 0.1 Pa
+# absolute for the pressure (the Tait equation turns one density ulp into c0^2 x 6.1e-5 =
+# 0.014 Pa), leaves room for other compilers and thread counts without admitting a missing
+# neighbour, which changes a density by about 1% (one pair's share of about 40).
+. "$PARTIKEL_SOURCE_DIR/tests/cli/lib.sh"
+export OMP_NUM_THREADS=1 PARTIKEL_FAULT_TIMEOUT_S=30
+# --quiet: without mpirun's own notes on a rank's non-zero exit, the one line of ours is all of stderr.
+mpi() { timeout 300 mpirun --quiet --oversubscribe --allow-run-as-root "$@"; }
+# expect_last_error DESCRIPTION PATTERN: rank 0's log ends with one error line matching
+# PATTERN (after its info lines), and no other rank printed anything.
+expect_last_error() {
+  if [ "$(grep -c '^sph-step: error: ' "$work/err")" -ne 1 ] || [ "$(grep -vc '^sph-step: ' "$work/err")" -ne 0 ] ||
+     ! tail -1 "$work/err" | grep -qF -- "$2"; then
+    echo "FAIL $1: expected one last 'sph-step: error: ...$2' line, got:"; sed 's/^/  /' "$work/err"; fail=1
+  fi
+}
+close="--ignore order --rtol 1e-4 --atol 1e-7 --tol pressure=0.1:1e-4"
+exact="--atol 0 --rtol 0 --columns id,kind,mass"
+
+sph-init dam-break --dx 0.005 -o db.pks 2>/dev/null
+check "one rank" 0 sph-step -i db.pks -o one.pks --steps 20 --every-steps 10 --diag one.tsv --device cpu
+for np in 2 4; do
+  check "$np ranks" 0 mpi -np $np sph-step -i db.pks -o r$np.pks --steps 20 --every-steps 10 --diag r$np.tsv --device cpu
+  expect_text "$np ranks: the log names the ranks" err "simulating"
+  expect_text "$np ranks: the log names the ranks" err "$np ranks (mpi)"
+  [ "$(grep -c 'error' err)" -eq 0 ] || { echo "FAIL $np ranks: errors logged"; fail=1; }
+  check "$np ranks equal one rank" 0 compare-results $close r$np.pks one.pks
+  check "$np ranks: the same particles and masses, exactly" 0 compare-results $exact r$np.pks one.pks
+  check "$np ranks: frame info" 0 particle-info r$np.pks
+  expect_text "$np ranks: three frames" out "stream, 3 frames"
+  expect_text "$np ranks: provenance" out "ranks = $np"
+  expect_text "$np ranks: transport" out 'transport = "mpi"'
+  head -1 r$np.tsv | grep -q "	imbalance$" || { echo "FAIL $np ranks: no imbalance column"; fail=1; }
+  [ "$(wc -l < r$np.tsv)" -eq 4 ] || { echo "FAIL $np ranks: diag rows $(wc -l < r$np.tsv)"; fail=1; }
+  # The fluid count column (13th) is every rank's together.
+  [ "$(cut -f13 r$np.tsv | tail -1)" = "$(cut -f13 one.tsv | tail -1)" ] || { echo "FAIL $np ranks: fluid count"; fail=1; }
+done
+# Fixed borders (no balancing) give the same frames too.
+check "fixed borders" 0 mpi -np 2 sph-step -i db.pks -o fixed.pks --steps 20 --every-steps 10 --balance-every 0 --device cpu
+check "fixed borders equal one rank" 0 compare-results $close fixed.pks one.pks
+
+# Restart on another rank count: 2 ranks to step 10, then 3 ranks to step 20; 4 ranks' last
+# frame goes on on one rank.
+check "first half on 2 ranks" 0 mpi -np 2 sph-step -i db.pks -o half.pks --steps 10 --device cpu
+check "second half on 3 ranks" 0 mpi -np 3 sph-step -i half.pks -o rest.pks --steps 10 --device cpu
+check "restart on 3 ranks equals the straight run" 0 compare-results --subset $close rest.pks one.pks
+check "restart on 1 rank from 4 ranks' frame" 0 sph-step -i r4.pks --start-frame 1 -o from4.pks --steps 10 --device cpu
+check "restart on 1 rank equals the straight run" 0 compare-results --subset $close from4.pks one.pks
+
+# The snow model (Bingham: stress tensor, wall passes, neighbour lists kept over steps) on the
+# dam break's particles, on 3 ranks.
+snow="--model bingham --steps 30 --every-steps 30 --device cpu"
+check "snow on one rank" 0 sph-step -i db.pks -o snow1.pks $snow
+check "snow on 3 ranks" 0 mpi -np 3 sph-step -i db.pks -o snow3.pks $snow
+check "snow: 3 ranks equal one rank" 0 compare-results $close snow3.pks snow1.pks
+check "snow: the same particles, exactly" 0 compare-results $exact snow3.pks snow1.pks
+
+# A rank that fails on its own (the run loop's test hook): every rank ends, rank 0 prints the
+# failing rank's line, the frames written before are kept.
+export PARTIKEL_TEST_FAIL_RANK=1 PARTIKEL_TEST_FAIL_STEP=5
+check "a rank fails" 1 mpi -np 3 sph-step -i db.pks -o failed.pks --steps 20 --every-steps 2 --device cpu
+unset PARTIKEL_TEST_FAIL_RANK PARTIKEL_TEST_FAIL_STEP
+expect_last_error "a rank fails" "rank 1: injected failure before step 5"
+check "frames before the failure are kept" 0 particle-info failed.pks
+expect_text "frames before the failure are kept" out "stream, 3 frames"
+# A runaway (a time step far too long) on whichever rank: agreed, one line, frames kept.
+check "runaway" 1 mpi -np 2 sph-step -i db.pks -o runaway.pks --dt 0.01 --steps 20 --device cpu
+expect_last_error "runaway" "particle(s) with a non-finite state or a runaway speed"
+expect_text "runaway: frames kept" err "are kept in runaway.pks"
+check "runaway: the first frame is kept" 0 particle-info runaway.pks
+# A truncated start frame: rank 0 reads it, every rank ends with its error.
+head -c 3000 db.pks > cut.pks
+check "truncated input" 1 mpi -np 2 sph-step -i cut.pks -o x.pks --steps 2 --device cpu
+expect_last_error "truncated input" "rank 0: cut.pks"
+[ -e x.pks ] && { echo "FAIL truncated input: an output appeared"; fail=1; }
+# More ranks than slabs of the halo's width: a usage error.
+sph-init still-tank --width 0.02 --dx 0.002 -o small.pks 2>/dev/null
+check "too many ranks" 2 mpi -np 8 sph-step -i small.pks -o x.pks --steps 2 --device cpu
+expect_last_error "too many ranks" "thinner than the halo reach"
+finish

@@ -1,0 +1,223 @@
+// Slabs, migration and halos against brute force, on any number of ranks (one alone; 2 and 4
+// under mpirun): every rank makes its own particles, they migrate to the slabs' ranks, and the
+// ghosts each rank receives are exactly the other ranks' particles within the reach of its
+// extent.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <random>
+#include <set>
+#include <vector>
+
+#include "base/error.hpp"
+#include "core/exec_cpu.hpp"
+#include "core/fields.hpp"
+#include "dist/particle_exchange.hpp"
+#include "dist/slabs.hpp"
+
+using namespace partikel;
+using dist::Communicator;
+
+namespace {
+
+enum : int { position, id, value, scratch, field_count };
+constexpr unsigned kMoved = kFieldGather | kFieldCompact;
+const FieldSpec kTable[field_count] = {
+    {"position", ScalarType::f32, 3, units::length, kMoved},
+    {"id", ScalarType::u64, 1, units::none, kMoved},
+    {"value", ScalarType::f32, 1, units::none, kMoved},
+    {"scratch", ScalarType::f32, 3, units::none, kFieldScratch},
+};
+constexpr std::uint64_t bit(int f) { return std::uint64_t{1} << f; }
+
+// Where particle `id` is: a fixed function, so that any rank can check any particle.
+Vec3f place(std::uint64_t i) {
+    std::mt19937_64 random(i * 7919 + 1);
+    std::uniform_real_distribution<float> u(0.0f, 1.0f);
+    const float x = u(random), y = u(random), z = u(random);
+    return {x * x, y, z};  // denser near x = 0: slabs of equal counts are uneven
+}
+float value_of(std::uint64_t i) { return 0.5f * float(i) + 1.0f; }
+
+struct Rank {
+    Communicator comm = Communicator::world();
+    Backend cpu = Backend::cpu(2);
+    CpuExec exec{cpu};
+    static constexpr std::size_t kCapacity = 4000;
+    FieldArrays table{cpu, kTable, bit(position) | bit(id) | bit(value) | bit(scratch), kCapacity};
+    std::size_t n = 0;
+
+    // 150 + 40 r particles of ids r * 1000 + k.
+    Rank() {
+        n = 150 + 40 * std::size_t(comm.rank());
+        std::vector<Vec3f> p(n);
+        std::vector<std::uint64_t> ids(n);
+        std::vector<float> v(n);
+        for (std::size_t k = 0; k < n; ++k) {
+            ids[k] = std::uint64_t(comm.rank()) * 1000 + k;
+            p[k] = place(ids[k]);
+            v[k] = value_of(ids[k]);
+        }
+        table.upload(position, p.data(), n);
+        table.upload(id, ids.data(), n);
+        table.upload(value, v.data(), n);
+    }
+    template <class T> std::vector<T> download(int f, std::size_t from, std::size_t count) const {
+        std::vector<T> all(from + count);
+        table.download(f, all.data(), from + count);
+        return {all.begin() + std::ptrdiff_t(from), all.end()};
+    }
+    std::vector<std::uint64_t> everyone_ids() const {
+        std::vector<std::uint64_t> out;
+        for (int r = 0; r < comm.size(); ++r)
+            for (std::size_t k = 0; k < 150 + 40 * std::size_t(r); ++k) out.push_back(std::uint64_t(r) * 1000 + k);
+        return out;
+    }
+};
+
+dist::SlabDecomposition uniform_slabs(int ranks) {
+    dist::SlabDecomposition s{0, std::vector<double>(std::size_t(ranks) + 1)};
+    for (int r = 0; r <= ranks; ++r) s.borders[std::size_t(r)] = double(r) / ranks;
+    s.borders.front() = -std::numeric_limits<double>::infinity();
+    s.borders.back() = std::numeric_limits<double>::infinity();
+    return s;
+}
+
+}  // namespace
+
+TEST_CASE("slabs: owners, count quantiles, widths, the axis") {
+    const auto s = dist::slabs_by_count(1, std::vector<float>{0.1f, 0.9f, 0.2f, 0.8f, 0.3f, 0.7f, 0.4f, 0.6f}, 4);
+    CHECK(s.ranks() == 4);
+    CHECK(s.axis == 1);
+    // Two coordinates per slab; borders between neighbours.
+    CHECK(s.borders[1] == doctest::Approx(0.25));
+    CHECK(s.borders[2] == doctest::Approx(0.5));
+    CHECK(s.borders[3] == doctest::Approx(0.75));
+    CHECK(s.rank_of(-5.0) == 0);
+    CHECK(s.rank_of(0.26) == 1);
+    CHECK(s.rank_of(0.7) == 2);
+    CHECK(s.rank_of(100.0) == 3);
+    CHECK(s.rank_of(std::nan("")) == 0);
+    CHECK_NOTHROW(dist::check_slab_width(s, 0.0, 1.0, 0.2));
+    CHECK_THROWS_WITH_AS(dist::check_slab_width(s, 0.0, 1.0, 0.3), doctest::Contains("thinner than the halo reach"),
+                         UsageError);
+    // The longest open axis; -1 when all are periodic.
+    CHECK(dist::slab_axis({0, 0, 0}, {3, 1, 2}, {false, false, false}) == 0);
+    CHECK(dist::slab_axis({0, 0, 0}, {3, 1, 2}, {true, false, false}) == 2);
+    CHECK(dist::slab_axis({0, 0, 0}, {3, 1, 2}, {true, true, true}) == -1);
+    CHECK(dist::SlabDecomposition::whole(2).rank_of(7.0) == 0);
+}
+
+TEST_CASE("balance: borders move toward equal cost, damped, apart, within the counts") {
+    // Cost only in [0, 0.5): two ranks' balanced border is at 0.25.
+    dist::CostProfile p{0.0, 1.0, std::vector<double>(100, 0.0), std::vector<double>(100, 10.0)};
+    for (int b = 0; b < 50; ++b) p.cost[std::size_t(b)] = 1.0;
+    const dist::SlabDecomposition now = uniform_slabs(2);
+    CHECK(dist::balance(now, p, {1.0, 0.0, 0.0}).borders[1] == doctest::Approx(0.25));
+    CHECK(dist::balance(now, p, {0.5, 0.0, 0.0}).borders[1] == doctest::Approx(0.375));
+    // Kept at least min_width from the profile's end.
+    CHECK(dist::balance(now, p, {1.0, 0.4, 0.0}).borders[1] == doctest::Approx(0.4));
+    // A slab would hold 750 of 1000 particles: more than 600 allowed, so the borders stay.
+    CHECK(dist::balance(now, p, {1.0, 0.0, 600.0}).borders[1] == doctest::Approx(0.5));
+    // Four ranks, cost rising linearly: equal areas under the ramp (borders at sqrt(k/4)).
+    for (int b = 0; b < 100; ++b) p.cost[std::size_t(b)] = b + 0.5;
+    const auto four = dist::balance(uniform_slabs(4), p, {1.0, 0.0, 0.0});
+    for (int k = 1; k < 4; ++k) CHECK(four.borders[std::size_t(k)] == doctest::Approx(std::sqrt(k / 4.0)).epsilon(0.01));
+}
+
+TEST_CASE("migration: every particle ends on its slab's rank, none lost, its fields with it") {
+    Rank rank;
+    dist::ParticleExchange exchange(rank.comm, rank.cpu, Rank::kCapacity, 1 << 20);
+    const auto slabs = uniform_slabs(rank.comm.size());
+    const std::uint64_t moved = bit(position) | bit(id) | bit(value);
+    for (int round = 0; round < 2; ++round) {  // the second round: nothing moves
+        rank.n = exchange.migrate(rank.exec, rank.table, rank.table.data<Vec3f>(position), rank.n, slabs, moved);
+        const auto ids = rank.download<std::uint64_t>(id, 0, rank.n);
+        const auto p = rank.download<Vec3f>(position, 0, rank.n);
+        const auto v = rank.download<float>(value, 0, rank.n);
+        for (std::size_t k = 0; k < rank.n; ++k) {
+            CHECK(slabs.rank_of(p[k].x) == rank.comm.rank());
+            CHECK(p[k].x == place(ids[k]).x);
+            CHECK(p[k].z == place(ids[k]).z);
+            CHECK(v[k] == value_of(ids[k]));
+        }
+        // Brute force: every rank's ids together are everyone's, each once.
+        std::vector<std::uint64_t> all;
+        for (const auto& part : rank.comm.allgatherv(std::as_bytes(std::span<const std::uint64_t>(ids)))) {
+            const auto* q = reinterpret_cast<const std::uint64_t*>(part.data());
+            all.insert(all.end(), q, q + part.size() / 8);
+        }
+        std::sort(all.begin(), all.end());
+        auto expected = rank.everyone_ids();
+        std::sort(expected.begin(), expected.end());
+        CHECK(all == expected);
+    }
+    // The histogram of positions along x: this rank's particles, all of them in some bin.
+    const auto bins = exchange.histogram(rank.exec, rank.table.data<Vec3f>(position), rank.n, 0, 0.0, 1.0, 64);
+    std::uint64_t total = 0;
+    for (auto c : bins) total += c;
+    CHECK(total == rank.n);
+}
+
+TEST_CASE("halo: the ghosts are exactly the other ranks' particles within reach, refreshed on demand") {
+    Rank rank;
+    dist::ParticleExchange exchange(rank.comm, rank.cpu, Rank::kCapacity, 1 << 20);
+    const auto slabs = uniform_slabs(rank.comm.size());
+    rank.n = exchange.migrate(rank.exec, rank.table, rank.table.data<Vec3f>(position), rank.n, slabs,
+                              bit(position) | bit(id) | bit(value));
+    const float reach = 0.07f;
+    const Vec3f* p = rank.table.data<Vec3f>(position);
+    const dist::Extent mine = exchange.extent(rank.exec, p, rank.n, 0);
+    const std::size_t ghosts = exchange.plan_halo(rank.exec, p, rank.n, 0, reach, mine);
+    CHECK(ghosts == exchange.ghosts());
+    exchange.exchange_halo(rank.exec, rank.table, bit(position) | bit(id) | bit(value));
+    exchange.unpack_halo(rank.exec, rank.table, rank.n);
+    const auto ghost_ids = rank.download<std::uint64_t>(id, rank.n, ghosts);
+    const auto ghost_p = rank.download<Vec3f>(position, rank.n, ghosts);
+    const auto ghost_v = rank.download<float>(value, rank.n, ghosts);
+    // Brute force: other ranks' particles (owner by slab) within reach of this rank's extent.
+    const auto extents = rank.comm.allgather(mine);
+    std::multiset<std::uint64_t> expected, got(ghost_ids.begin(), ghost_ids.end());
+    for (const std::uint64_t i : rank.everyone_ids()) {
+        const float x = place(i).x;
+        const int owner = slabs.rank_of(x);
+        if (owner == rank.comm.rank() || mine.empty()) continue;
+        if (x >= mine.lo - reach && x <= mine.hi + reach) expected.insert(i);
+    }
+    CHECK(got == expected);
+    for (std::size_t k = 0; k < ghosts; ++k) {
+        CHECK(ghost_p[k].y == place(ghost_ids[k]).y);
+        CHECK(ghost_v[k] == value_of(ghost_ids[k]));
+        const int owner = slabs.rank_of(ghost_p[k].x);
+        if (owner < rank.comm.rank()) CHECK(ghost_p[k].x <= exchange.ghosts_below());
+        else CHECK(ghost_p[k].x >= exchange.ghosts_above());
+    }
+    // New values on the owners; a refresh of that field alone, into the ghosts in reversed order.
+    std::vector<float> v = rank.download<float>(value, 0, rank.n);
+    for (auto& x : v) x = -x;
+    rank.table.upload(value, v.data(), rank.n);
+    std::vector<std::uint32_t> reversed(ghosts);
+    for (std::size_t k = 0; k < ghosts; ++k) reversed[k] = std::uint32_t(ghosts - 1 - k);
+    exchange.exchange_halo(rank.exec, rank.table, bit(value));
+    CHECK_THROWS_AS(exchange.received(rank.table, id), UsageError);  // not in the last exchange
+    exchange.unpack_halo(rank.exec, rank.table, rank.n, reversed.data());
+    const auto refreshed = rank.download<float>(value, rank.n, ghosts);
+    for (std::size_t k = 0; k < ghosts; ++k) CHECK(refreshed[k] == -value_of(ghost_ids[ghosts - 1 - k]));
+}
+
+TEST_CASE("capacity: a migration that would overflow a rank is an error on every rank") {
+    Rank rank;
+    if (rank.comm.size() == 1) return;  // one rank never migrates
+    // Everything to the last rank, whose capacity holds less than all.
+    dist::ParticleExchange exchange(rank.comm, rank.cpu, 200, 1 << 20);
+    dist::SlabDecomposition last = uniform_slabs(rank.comm.size());
+    for (std::size_t r = 1; r < last.borders.size() - 1; ++r) last.borders[r] = -1.0;
+    const std::size_t n = std::min<std::size_t>(rank.n, 200);
+    const std::string expected = "rank " + std::to_string(rank.comm.size() - 1) + ": migration would leave";
+    CHECK_THROWS_WITH_AS(exchange.migrate(rank.exec, rank.table, rank.table.data<Vec3f>(position), n, last,
+                                          bit(position) | bit(id) | bit(value)),
+                         doctest::Contains(expected.c_str()), UsageError);
+}
