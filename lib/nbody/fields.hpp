@@ -4,6 +4,7 @@
 // model units (nbody/units.hpp); frames (nbody/io/frame_io.hpp) give them the run's units.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "base/units.hpp"
@@ -43,5 +44,13 @@ inline constexpr FieldSpec kNbodyFields[field::count] = {
 };
 
 inline constexpr std::uint64_t kAllFields = (std::uint64_t{1} << field::count) - 1;
+
+// Bytes of a body that moves to another rank: the fields kept across reorders.
+inline std::size_t migrating_bytes() {
+    std::size_t bytes = 0;
+    for (const FieldSpec& f : kNbodyFields)
+        if (f.flags & kFieldGather) bytes += field_element_bytes(f);
+    return bytes;
+}
 
 }  // namespace partikel::nbody

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -15,10 +16,12 @@
 #include "base/hd.hpp"
 #include "core/exec.hpp"
 #include "core/fields_impl.hpp"
+#include "core/key_ranges.hpp"
 #include "core/memory.hpp"
 #include "core/reduce_ops.hpp"
 #include "nbody/direct.hpp"
 #include "nbody/hybrid.hpp"
+#include "nbody/partition.hpp"
 #include "nbody/solver_state.hpp"
 #include "nbody/tree.hpp"
 
@@ -101,6 +104,53 @@ struct BodyRecord {
     }
 };
 
+// Keys of the rows [first_row, first_row + count) that arrived in a migration.
+struct ArrivedKeys {
+    const BoundingBox* box;
+    const Vec3d* position;
+    std::uint32_t first_row;
+    std::uint64_t* keys;
+    std::uint32_t* rows;
+    PK_HD void operator()(std::size_t j) const {
+        const std::uint32_t row = first_row + static_cast<std::uint32_t>(j);
+        keys[j] = morton_key(root_cube(*box), position[row]);
+        rows[j] = row;
+    }
+};
+
+// The stayers (rows first_row + j, keys in order) and the arrivals (sorted) merged into curve
+// order by position: an element's place is its index plus the other list's elements before it
+// (stayers first among equal keys).
+struct MergeStayers {
+    const std::uint64_t* stay_keys;
+    std::uint32_t first_row;
+    const std::uint64_t* arrived_keys;
+    std::uint32_t arrived;
+    std::uint64_t* merged_keys;
+    std::uint32_t* merged_order;
+    PK_HD void operator()(std::size_t j) const {
+        const std::uint64_t key = stay_keys[j];
+        const std::size_t at = j + lower_bound_index(arrived_keys, arrived, key);
+        merged_keys[at] = key;
+        merged_order[at] = first_row + static_cast<std::uint32_t>(j);
+    }
+};
+
+struct MergeArrivals {
+    const std::uint64_t* arrived_keys;
+    const std::uint32_t* arrived_rows;
+    const std::uint64_t* stay_keys;
+    std::uint32_t stay;
+    std::uint64_t* merged_keys;
+    std::uint32_t* merged_order;
+    PK_HD void operator()(std::size_t i) const {
+        const std::uint64_t key = arrived_keys[i];
+        const std::size_t at = i + lower_bound_index(stay_keys, stay, key + 1);
+        merged_keys[at] = key;
+        merged_order[at] = arrived_rows[i];
+    }
+};
+
 // The hybrid's split: the first group the device walks.
 struct SplitGroups {
     const std::uint32_t* load_prefix;
@@ -145,32 +195,21 @@ struct MomentsOfBody {
 };
 
 struct AddMoments {
-    PK_HD Moments operator()(const Moments& a, const Moments& b) const {
-        Moments r;
-        r.kinetic = a.kinetic + b.kinetic;
-        r.potential = a.potential + b.potential;
-        r.mass = a.mass + b.mass;
-        for (int k = 0; k < 3; ++k) {
-            r.momentum[k] = a.momentum[k] + b.momentum[k];
-            r.angular_momentum[k] = a.angular_momentum[k] + b.angular_momentum[k];
-            r.mass_moment[k] = a.mass_moment[k] + b.mass_moment[k];
-        }
-        return r;
-    }
+    PK_HD Moments operator()(const Moments& a, const Moments& b) const { return Moments::combine(a, b); }
 };
 
 // Distance from the centre of mass as sortable bits (non-negative floats order as integers).
 struct RadiusKeys {
-    const Vec3d* position;
+    const Vec4f* bodies;
     const Moments* moments;
     std::uint32_t* key;
     std::uint32_t* index;
     PK_HD void operator()(std::size_t i) const {
         const Moments& m = *moments;
         const double inv = m.mass > 0.0 ? 1.0 / m.mass : 0.0;
-        const Vec3d x = position[i];
-        const double dx = x.x - m.mass_moment[0] * inv, dy = x.y - m.mass_moment[1] * inv,
-                     dz = x.z - m.mass_moment[2] * inv;
+        const Vec4f x = bodies[i];
+        const double dx = double(x.x) - m.mass_moment[0] * inv, dy = double(x.y) - m.mass_moment[1] * inv,
+                     dz = double(x.z) - m.mass_moment[2] * inv;
         const float r = float(sqrt(dx * dx + dy * dy + dz * dz));
         std::uint32_t bits;
         memcpy(&bits, &r, sizeof bits);
@@ -210,15 +249,18 @@ struct LagrangianRadii {
     }
 };
 
+// Sample k: body samples[k] of every rank's (along the curve), one of this rank's, whose
+// bodies start at first_own.
 struct GatherSamples {
     const std::uint32_t* samples;
     const Vec4f* body;
     const Vec4f* accel;
+    std::uint32_t first_own;
     Vec4f* targets;
     Vec4f* solver_values;
     PK_HD void operator()(std::size_t k) const {
         targets[k] = body[samples[k]];
-        solver_values[k] = accel[samples[k]];
+        solver_values[k] = accel[samples[k] - first_own];
     }
 };
 
@@ -231,6 +273,7 @@ template <class Exec> std::size_t workspace_bytes(const Exec& exec, std::size_t 
     grow(exec.template reduce_scratch_bytes<Moments, kernels::AddMoments>(n));
     grow(exec.template reduce_scratch_bytes<std::uint64_t, SumOp>(group_count(n)));
     grow(exec.template sort_pairs_scratch_bytes<std::uint32_t, std::uint32_t>(n));
+    grow(exec.template sort_pairs_scratch_bytes<std::uint64_t, std::uint32_t>(n));
     grow(exec.template exclusive_sum_scratch_bytes<double>(n + 1));
     grow(group_load_scratch_bytes(exec, n));
     return bytes;
@@ -255,13 +298,32 @@ template <class Exec> void bounding_box(const Exec& exec, SolverState& s) {
     auto scope = s.profile.phase("box");
     exec.transform_reduce(s.workspace, s.n, kernels::BoxOfPosition{s.position()}, kernels::CombineBoxes{},
                           kernels::empty_box(), s.box.data());
+    if (!s.ranks) return;
+    // Every rank's box: the keys of every rank then share one cube. A non-finite position on
+    // any rank ends every rank here, with the first such rank's message.
+    const dist::Communicator& comm = s.ranks->comm;
+    BoundingBox box = kernels::empty_box();
+    for (const BoundingBox& b : comm.allgather(exec.read_value(s.box.data()))) box = kernels::CombineBoxes{}(box, b);
+    if (box.nonfinite) {
+        std::optional<dist::Failure> mine;
+        try {
+            if (exec.read_value(s.box.data()).nonfinite) report_nonfinite(s);
+        } catch (...) {
+            mine = dist::failure_of(std::current_exception(), s.ranks->rank);
+        }
+        comm.settle(mine);
+    }
+    exec.write_value(s.box.data(), box);
 }
 
+// The walk of this rank's bodies through the tree of every rank's.
 inline TreeWalk device_walk(SolverState& s, bool with_potential, Vec4f* out) {
     TreeWalk w;
     w.tree = s.tree->view();
-    w.bodies = s.body();
-    w.body_count = s.n;
+    w.bodies = s.tree_bodies();
+    w.body_count = s.tree_size();
+    w.target_begin = s.first_own();
+    w.target_end = s.first_own() + s.n;
     w.G = float(s.params.units.G);
     w.softening = s.params.softening;
     w.theta = s.params.theta;
@@ -275,7 +337,112 @@ inline TreeWalk device_walk(SolverState& s, bool with_potential, Vec4f* out) {
     return w;
 }
 
-// The tree of the current positions: box, keys, sort, reorder along the curve, nodes, multipoles.
+// Every rank's `bytes` bytes per body of `mine` (this rank's n bodies) into `all`, in rank
+// order along the curve (first[]), on the device.
+inline void all_gather_bodies(RankState& d, const void* mine, std::size_t n, void* all, std::size_t bytes) {
+    d.sends.clear();
+    d.receives.clear();
+    auto* out = static_cast<std::byte*>(all);
+    for (int q = 0; q < d.size; ++q) {
+        const std::size_t count = d.first[std::size_t(q) + 1] - d.first[std::size_t(q)];
+        d.sends.push_back({q, mine, n * bytes});
+        d.receives.push_back({q, out + d.first[std::size_t(q)] * bytes, count * bytes});
+    }
+    d.comm.exchange(d.sends, d.receives);
+}
+
+// Across ranks, after the bodies were sorted along the curve: each body goes to the rank owning
+// its key (partition.hpp), arrivals are merged with the stayers into curve order, and every
+// rank's bodies and keys are gathered in curve order. Returns the keys of every rank's bodies.
+template <class Exec> const std::uint64_t* exchange_bodies(const Exec& exec, SolverState& s) {
+    RankState& d = *s.ranks;
+    Octree& tree = *s.tree;
+    const std::size_t ranks = std::size_t(d.size), me = std::size_t(d.rank);
+    std::vector<std::uint32_t> rows(ranks + 1);
+    const std::uint64_t* own_keys = nullptr;  // this rank's keys along the curve, after the migration
+    {
+        auto scope = s.profile.phase("migrate");
+        // The bodies for rank q are rows [rows[q], rows[q+1]) of the sorted keys.
+        bound_starts(exec, tree.sorted_keys(), s.n, d.splitters_device.data(), ranks + 1, d.split_rows.data(),
+                     "nbody.split_rows");
+        exec.copy_to_host(rows.data(), d.split_rows.data(), rows.size() * sizeof(std::uint32_t));
+        std::vector<std::uint64_t> leaving(ranks);
+        for (std::size_t q = 0; q < ranks; ++q) leaving[q] = rows[q + 1] - rows[q];
+        // sent[q * ranks + p]: rank q's bodies for rank p; every rank sees every count.
+        const std::vector<std::uint64_t> sent = d.comm.allgather_concat(std::span<const std::uint64_t>(leaving));
+        d.migrated = 0;
+        for (std::size_t p = 0; p < ranks; ++p) {
+            std::uint64_t held = 0, rows_needed = 0;  // after the migration; during it (arrivals after all rows)
+            for (std::size_t q = 0; q < ranks; ++q) {
+                held += sent[q * ranks + p];
+                rows_needed += q == p ? 0 : sent[q * ranks + p];
+                if (q != p) d.migrated += sent[q * ranks + p];
+            }
+            std::uint64_t own_rows = 0;
+            for (std::size_t q = 0; q < ranks; ++q) own_rows += sent[p * ranks + q];
+            rows_needed += own_rows;
+            d.first[p + 1] = d.first[p] + held;
+            // Every rank sees every count: the same error everywhere, agreed.
+            if (rows_needed > d.capacity)
+                d.comm.collectively([&] {
+                    throw OutOfMemoryError("nbody: rank " + std::to_string(p) + " needs room for " +
+                                               std::to_string(rows_needed) + " bodies in a migration; it has " +
+                                               std::to_string(d.capacity) + " (the split could not follow the bodies)",
+                                           rows_needed * migrating_bytes(), d.capacity * migrating_bytes());
+                });
+        }
+        // Leavers go from their sorted rows; arrivals land after this rank's rows.
+        d.sends.clear();
+        d.receives.clear();
+        std::size_t arrived = 0;
+        for (std::size_t q = 0; q < ranks; ++q) {
+            if (q == me) continue;
+            const std::size_t out = rows[q + 1] - rows[q], in = sent[q * ranks + me];
+            for (int f = 0; f < field::count; ++f) {
+                if (!(kNbodyFields[f].flags & kFieldGather)) continue;
+                const std::size_t record = field_element_bytes(kNbodyFields[f]);
+                auto* base = static_cast<std::byte*>(s.fields.raw(f, record));
+                if (out) d.sends.push_back({int(q), base + rows[q] * record, out * record});
+                if (in) d.receives.push_back({int(q), base + (s.n + arrived) * record, in * record});
+            }
+            arrived += in;
+        }
+        d.comm.exchange(d.sends, d.receives);
+        const std::size_t stay = rows[me + 1] - rows[me];
+        const std::uint64_t* keys = tree.sorted_keys();
+        if (arrived > 0 || rows[me] > 0) {
+            const auto m = static_cast<std::uint32_t>(arrived);
+            exec.for_each(arrived,
+                          kernels::ArrivedKeys{s.box.data(), s.position(), static_cast<std::uint32_t>(s.n),
+                                               d.arrived_keys.data(), d.arrived_rows.data()},
+                          "nbody.arrived_keys");
+            exec.sort_pairs(s.workspace, d.arrived_keys.data(), d.arrived_keys_sorted.data(), d.arrived_rows.data(),
+                            d.arrived_order.data(), arrived, 0, 3 * kMortonBitsPerAxis);
+            exec.for_each(stay,
+                          kernels::MergeStayers{tree.sorted_keys() + rows[me], rows[me], d.arrived_keys_sorted.data(), m,
+                                                d.merged_keys.data(), d.merged_order.data()},
+                          "nbody.merge_stayers");
+            exec.for_each(arrived,
+                          kernels::MergeArrivals{d.arrived_keys_sorted.data(), d.arrived_order.data(),
+                                                 tree.sorted_keys() + rows[me], static_cast<std::uint32_t>(stay),
+                                                 d.merged_keys.data(), d.merged_order.data()},
+                          "nbody.merge_arrivals");
+            s.fields.gather(exec, d.merged_order.data(), stay + arrived, kFieldGather,
+                            kernels::BodyRecord{s.position(), s.fields.data<float>(field::mass), s.body()});
+            keys = d.merged_keys.data();
+        }
+        s.n = stay + arrived;
+        d.total = d.first[ranks];
+        own_keys = keys;
+    }
+    auto scope = s.profile.phase("gather");
+    all_gather_bodies(d, s.body(), s.n, d.all_bodies.data(), sizeof(Vec4f));
+    all_gather_bodies(d, own_keys, s.n, d.all_keys.data(), sizeof(std::uint64_t));
+    return d.all_keys.data();
+}
+
+// The tree of the current positions: box, keys, sort, reorder along the curve, nodes,
+// multipoles; across ranks the migration and the gather of every rank's bodies come between.
 template <class Exec> void rebuild_tree(const Exec& exec, SolverState& s) {
     Octree& tree = *s.tree;
     bounding_box(exec, s);
@@ -292,13 +459,14 @@ template <class Exec> void rebuild_tree(const Exec& exec, SolverState& s) {
         s.fields.gather(exec, tree.order(), s.n, kFieldGather,
                         kernels::BodyRecord{s.position(), s.fields.data<float>(field::mass), s.body()});
     }
+    const std::uint64_t* keys = s.ranks ? exchange_bodies(exec, s) : tree.sorted_keys();
     {
         auto scope = s.profile.phase("build");
-        tree.build_nodes(exec, s.box.data(), s.n);
+        tree.build_nodes(exec, s.box.data(), keys, s.tree_size());
     }
-    if (exec.read_value(s.box.data()).nonfinite) report_nonfinite(s);
+    if (!s.ranks && exec.read_value(s.box.data()).nonfinite) report_nonfinite(s);
     auto scope = s.profile.phase("multipoles");
-    tree.compute_multipoles(exec, s.body());
+    tree.compute_multipoles(exec, s.tree_bodies());
 }
 
 template <class Exec> void hybrid_walk(const Exec& exec, SolverState& s) {
@@ -366,8 +534,10 @@ template <class Exec> void hybrid_walk(const Exec& exec, SolverState& s) {
 }
 
 // The direct sum of every body on every body, into `out` (accelerations, with the potential in
-// .w when asked).
-inline DirectSum all_pairs(SolverState& s, Vec4f* out, bool with_potential) {
+// .w when asked). Across ranks the sources pass round a ring: in round k this rank sums the
+// bodies of rank (r - k) mod R while it sends them on to rank r + 1 and receives the next
+// round's from rank r - 1, so every rank sums every body, its own first.
+template <class Exec> void direct_sum(const Exec& exec, SolverState& s, Vec4f* out, bool with_potential) {
     DirectSum d;
     d.targets = s.body();
     d.target_count = s.n;
@@ -378,7 +548,53 @@ inline DirectSum all_pairs(SolverState& s, Vec4f* out, bool with_potential) {
     d.with_potential = with_potential;
     d.out = out;
     d.partial = s.direct_partial.empty() ? nullptr : s.direct_partial.data();
-    return d;
+    if (!s.ranks) {
+        direct_forces(exec, d);
+        return;
+    }
+    RankState& r = *s.ranks;
+    for (int round = 0; round < r.size; ++round) {
+        const bool last = round + 1 == r.size;
+        if (!last) {
+            const int from = (r.rank - round - 1 + 2 * r.size) % r.size;  // whose bodies arrive next
+            const std::size_t count = r.first[std::size_t(from) + 1] - r.first[std::size_t(from)];
+            r.sends.assign(1, dist::SendBytes{(r.rank + 1) % r.size, d.sources, d.source_count * sizeof(Vec4f)});
+            r.receives.assign(1, dist::ReceiveBytes{(r.rank - 1 + r.size) % r.size, r.ring[round % 2].data(),
+                                                    count * sizeof(Vec4f)});
+            r.comm.start_exchange(r.sends, r.receives);
+            direct_forces(exec, d);
+            r.comm.finish_exchange();
+            d.sources = r.ring[round % 2].data();
+            d.source_count = count;
+        } else {
+            direct_forces(exec, d);
+        }
+        d.targets_among_sources = false;
+        d.accumulate = true;
+    }
+}
+
+// Every rank's bodies along the curve in all_bodies (the tree keeps them so; the direct sum
+// gathers them here): the sources of the force-error references and the Lagrangian radii.
+template <class Exec> const Vec4f* every_body(const Exec&, SolverState& s) {
+    if (s.ranks && !s.tree) all_gather_bodies(*s.ranks, s.body(), s.n, s.ranks->all_bodies.data(), sizeof(Vec4f));
+    return s.tree_bodies();
+}
+
+// Across ranks, each rank's walk time of the last step (all-gathered), and for the tree the
+// next split (partition.hpp): the splitters become the keys at the new cuts.
+inline void balance(SolverState& s) {
+    RankState& d = *s.ranks;
+    d.walk_seconds = d.comm.allgather(d.walk_timer.seconds());
+    if (!s.tree) return;
+    const std::vector<std::size_t> cuts =
+        balanced_split(d.first, d.walk_seconds, kBalanceDamping, std::size_t(kBalanceShare * double(d.capacity)));
+    for (std::size_t k = 1; k < cuts.size() - 1; ++k) {
+        std::uint64_t key = kKeyEnd;
+        if (cuts[k] < d.total) copy_bytes(s.backend, &key, d.all_keys.data() + cuts[k], sizeof key, CopyDirection::device_to_host);
+        d.splitters[k] = key;
+    }
+    d.splitters_device.copy_from_host(d.splitters);
 }
 
 }  // namespace detail
@@ -387,15 +603,19 @@ inline DirectSum all_pairs(SolverState& s, Vec4f* out, bool with_potential) {
 template <class Exec> void compute_forces(const Exec& exec, SolverState& s) {
     if (s.params.method == ForceMethod::direct) {
         detail::bounding_box(exec, s);
-        if (exec.read_value(s.box.data()).nonfinite) detail::report_nonfinite(s);
+        if (!s.ranks && exec.read_value(s.box.data()).nonfinite) detail::report_nonfinite(s);
         auto scope = s.profile.phase("direct");
-        direct_forces(exec, detail::all_pairs(s, s.accel(), false));
+        if (s.ranks) s.ranks->walk_timer.start();
+        detail::direct_sum(exec, s, s.accel(), false);
+        if (s.ranks) s.ranks->walk_timer.stop();
         return;
     }
     detail::rebuild_tree(exec, s);
     auto scope = s.profile.phase("traversal");
+    if (s.ranks) s.ranks->walk_timer.start();
     if (s.params.method == ForceMethod::hybrid) detail::hybrid_walk(exec, s);
     else tree_forces(exec, detail::device_walk(s, false, s.accel()));
+    if (s.ranks) s.ranks->walk_timer.stop();
 }
 
 template <class Exec> void advance(const Exec& exec, SolverState& s) {
@@ -413,6 +633,10 @@ template <class Exec> void advance(const Exec& exec, SolverState& s) {
         auto scope = s.profile.phase("integration");
         exec.for_each(s.n, kernels::Kick{s.velocity(), s.accel(), 0.5 * dt}, "nbody.kick");
     }
+    if (s.ranks) {
+        auto scope = s.profile.phase("balance");
+        detail::balance(s);
+    }
     s.step += 1;
     s.time += dt;
     s.last_dt = dt;
@@ -421,7 +645,7 @@ template <class Exec> void advance(const Exec& exec, SolverState& s) {
 
 template <class Exec> void potential_pass(const Exec& exec, SolverState& s) {
     if (s.params.method == ForceMethod::direct) {
-        direct_forces(exec, detail::all_pairs(s, s.potential(), true));
+        detail::direct_sum(exec, s, s.potential(), true);
     } else {
         TreeWalk w = detail::device_walk(s, true, s.potential());
         w.cell_interactions = nullptr;  // keep the counts of the step's walk
@@ -437,20 +661,27 @@ template <class Exec> Diagnostics compute_diagnostics(const Exec& exec, SolverSt
     exec.transform_reduce(s.workspace, s.n,
                           kernels::MomentsOfBody{s.position(), s.velocity(), s.body(), s.potential()},
                           kernels::AddMoments{}, zero, s.moments.data());
-    const auto n32 = static_cast<std::uint32_t>(s.n);
-    exec.for_each(s.n, kernels::RadiusKeys{s.position(), s.moments.data(), s.radius_key.data(), s.radius_index.data()},
+    Moments m = exec.read_value(s.moments.data());
+    if (s.ranks) {
+        m = s.ranks->comm.allreduce_combine(m);
+        exec.write_value(s.moments.data(), m);
+    }
+    // The radii from every rank's bodies (each rank sorts them all: diagnostics only).
+    const Vec4f* bodies = detail::every_body(exec, s);
+    const std::size_t n = s.tree_size();
+    const auto n32 = static_cast<std::uint32_t>(n);
+    exec.for_each(n, kernels::RadiusKeys{bodies, s.moments.data(), s.radius_key.data(), s.radius_index.data()},
                   "nbody.radius_keys");
     exec.sort_pairs(s.workspace, s.radius_key.data(), s.radius_key_sorted.data(), s.radius_index.data(),
-                    s.radius_order.data(), s.n);
-    exec.for_each(s.n + 1, kernels::MassByRadius{s.radius_order.data(), s.body(), n32, s.cumulative_mass.data()},
+                    s.radius_order.data(), n);
+    exec.for_each(n + 1, kernels::MassByRadius{s.radius_order.data(), bodies, n32, s.cumulative_mass.data()},
                   "nbody.mass_by_radius");
-    exec.exclusive_sum(s.workspace, s.cumulative_mass.data(), s.cumulative_mass.data(), s.n + 1);
+    exec.exclusive_sum(s.workspace, s.cumulative_mass.data(), s.cumulative_mass.data(), n + 1);
     exec.for_each(3,
                   kernels::LagrangianRadii{s.radius_key_sorted.data(), s.cumulative_mass.data(), n32,
                                            kLagrangianFractions[0], kLagrangianFractions[1], kLagrangianFractions[2],
                                            s.lagrangian.data()},
                   "nbody.lagrangian_radii");
-    const Moments m = exec.read_value(s.moments.data());
     float radii[3];
     exec.copy_to_host(radii, s.lagrangian.data(), sizeof radii);
     Diagnostics d;
@@ -473,7 +704,7 @@ template <class Exec> Diagnostics compute_diagnostics(const Exec& exec, SolverSt
 template <class Exec> Interactions count_interactions(const Exec& exec, SolverState& s) {
     Interactions r;
     if (s.params.method == ForceMethod::direct) {
-        r.bodies = std::uint64_t(s.n) * std::uint64_t(s.n);
+        r.bodies = std::uint64_t(s.tree_size()) * std::uint64_t(s.tree_size());
         return r;
     }
     const std::size_t groups = group_count(s.n);
@@ -483,6 +714,7 @@ template <class Exec> Interactions count_interactions(const Exec& exec, SolverSt
                           std::uint64_t{0}, s.interaction_sums.data() + 1);
     std::uint64_t sums[2];
     exec.copy_to_host(sums, s.interaction_sums.data(), sizeof sums);
+    if (s.ranks) s.ranks->comm.allreduce(std::span<std::uint64_t>(sums, 2), dist::ReduceOp::sum);
     r.cells = sums[0];
     r.bodies = sums[1];
     return r;
@@ -491,14 +723,17 @@ template <class Exec> Interactions count_interactions(const Exec& exec, SolverSt
 template <class Exec>
 void reference_accelerations(const Exec& exec, SolverState& s, const std::uint32_t* samples, std::size_t count,
                              Vec4f* targets, Vec4f* reference, Vec4f* solver_values, Vec4f* partial) {
-    exec.for_each(count, kernels::GatherSamples{samples, s.body(), s.accel(), targets, solver_values},
+    const Vec4f* bodies = detail::every_body(exec, s);
+    exec.for_each(count,
+                  kernels::GatherSamples{samples, bodies, s.accel(), static_cast<std::uint32_t>(s.first_own()),
+                                         targets, solver_values},
                   "nbody.gather_samples");
     DirectSum d;
     d.targets = targets;
     d.target_count = count;
     d.target_source_index = samples;
-    d.sources = s.body();
-    d.source_count = s.n;
+    d.sources = bodies;
+    d.source_count = s.tree_size();
     d.G = float(s.params.units.G);
     d.softening = s.params.softening;
     d.double_sums = true;
