@@ -118,36 +118,23 @@ struct ArrivedKeys {
     }
 };
 
-// The stayers (rows first_row + j, keys in order) and the arrivals (sorted) merged into curve
-// order by position: an element's place is its index plus the other list's elements before it
-// (stayers first among equal keys).
-struct MergeStayers {
-    const std::uint64_t* stay_keys;
+// The stayers and the arrivals, each sorted by key, merged into curve order by position:
+// element i of one list goes to i plus the number of the other list's keys before it; among
+// equal keys the stayers come first (the arrivals count them as before: after_equal).
+struct MergePlace {
+    const std::uint64_t* keys;   // this list's
+    const std::uint32_t* rows;   // its rows, or nullptr: first_row + i
     std::uint32_t first_row;
-    const std::uint64_t* arrived_keys;
-    std::uint32_t arrived;
-    std::uint64_t* merged_keys;
-    std::uint32_t* merged_order;
-    PK_HD void operator()(std::size_t j) const {
-        const std::uint64_t key = stay_keys[j];
-        const std::size_t at = j + lower_bound_index(arrived_keys, arrived, key);
-        merged_keys[at] = key;
-        merged_order[at] = first_row + static_cast<std::uint32_t>(j);
-    }
-};
-
-struct MergeArrivals {
-    const std::uint64_t* arrived_keys;
-    const std::uint32_t* arrived_rows;
-    const std::uint64_t* stay_keys;
-    std::uint32_t stay;
+    const std::uint64_t* other;  // the other list's keys
+    std::uint32_t other_count;
+    bool after_equal;
     std::uint64_t* merged_keys;
     std::uint32_t* merged_order;
     PK_HD void operator()(std::size_t i) const {
-        const std::uint64_t key = arrived_keys[i];
-        const std::size_t at = i + lower_bound_index(stay_keys, stay, key + 1);
+        const std::uint64_t key = keys[i];
+        const std::size_t at = i + lower_bound_index(other, other_count, after_equal ? key + 1 : key);
         merged_keys[at] = key;
-        merged_order[at] = arrived_rows[i];
+        merged_order[at] = rows ? rows[i] : first_row + static_cast<std::uint32_t>(i);
     }
 };
 
@@ -418,14 +405,15 @@ template <class Exec> const std::uint64_t* exchange_bodies(const Exec& exec, Sol
                           "nbody.arrived_keys");
             exec.sort_pairs(s.workspace, d.arrived_keys.data(), d.arrived_keys_sorted.data(), d.arrived_rows.data(),
                             d.arrived_order.data(), arrived, 0, 3 * kMortonBitsPerAxis);
+            const std::uint64_t* stay_keys = tree.sorted_keys() + rows[me];
             exec.for_each(stay,
-                          kernels::MergeStayers{tree.sorted_keys() + rows[me], rows[me], d.arrived_keys_sorted.data(), m,
-                                                d.merged_keys.data(), d.merged_order.data()},
+                          kernels::MergePlace{stay_keys, nullptr, rows[me], d.arrived_keys_sorted.data(), m, false,
+                                              d.merged_keys.data(), d.merged_order.data()},
                           "nbody.merge_stayers");
             exec.for_each(arrived,
-                          kernels::MergeArrivals{d.arrived_keys_sorted.data(), d.arrived_order.data(),
-                                                 tree.sorted_keys() + rows[me], static_cast<std::uint32_t>(stay),
-                                                 d.merged_keys.data(), d.merged_order.data()},
+                          kernels::MergePlace{d.arrived_keys_sorted.data(), d.arrived_order.data(), 0, stay_keys,
+                                              static_cast<std::uint32_t>(stay), true, d.merged_keys.data(),
+                                              d.merged_order.data()},
                           "nbody.merge_arrivals");
             s.fields.gather(exec, d.merged_order.data(), stay + arrived, kFieldGather,
                             kernels::BodyRecord{s.position(), s.fields.data<float>(field::mass), s.body()});

@@ -72,7 +72,9 @@ check "force error, 3 ranks" 0 mpi -np 3 nbody-run -q -i p.pks --force-error 200
 check "force error, 3 ranks" 0 awk -F'\t' 'NR == 2 { one = $6; samples = $5 } FNR == 2 && NR > 2 {
     d = ($6 - one) / one; exit !(samples == 2000 && $5 == 2000 && d * d < 0.01) }' fe1.tsv out
 
-# A galaxy pair (disks in halos: strongly clustered) on 2 and 4 ranks, theta 0.75.
+# A galaxy pair (disks in halos: strongly clustered) on 2 and 4 ranks, theta 0.75: the
+# potential energy differs by the tree's potential error at theta 0.75 (about 1e-3 a body),
+# averaged over 8,192 bodies (about 1e-5; measured 5e-6 and 1.1e-5): bound 1e-4.
 nbody-init galaxy-pair -n 8192 -o g.pks 2>/dev/null
 check "galaxy pair: tree error" 0 nbody-run -q -i g.pks --theta 0.75 --force-error 8192 --device cpu
 gbound=$(awk -F'\t' 'NR == 2 { printf "%.3g", 2 * $9 }' out)
@@ -82,7 +84,8 @@ for np in 2 4; do
   check "galaxy pair: $np ranks" 0 mpi -np $np nbody-run -i g.pks -o g$np.pks --theta 0.75 --steps 10 \
     --every-steps 10 --acceleration --diag g$np.tsv --device cpu
   check "galaxy pair: $np ranks equal one rank" 0 compare-results --tol acceleration=0:$gbound $exact g$np.pks g1.pks
-  check "galaxy pair: $np ranks: diagnostics" 0 compare-results $diag_close g$np.tsv g1.tsv
+  check "galaxy pair: $np ranks: diagnostics" 0 compare-results --columns total_energy,kinetic_energy,lagrangian_radius_50 \
+    --tol total_energy=0:1e-4 --tol kinetic_energy=0:1e-5 --tol lagrangian_radius_50=0:1e-4 g$np.tsv g1.tsv
   [ $fail -eq 0 ] || cat out
 done
 
