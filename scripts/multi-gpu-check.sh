@@ -3,24 +3,32 @@
 # build for sm_90 with MPI and NCCL, run the tests labelled mpi (CPU ranks, and the gpu+mpi
 # comparisons of 2 GPUs with 1), then bench_dist under mpirun: strong scaling 1 -> 2 -> 4 GPUs
 # at 16M and 64M particles, weak scaling at 16M per GPU, and the dam break's imbalance without
-# and with balancing. Logs under $OUT (at most 8 files: machine.txt, configure/build logs,
-# mpi-tests.log, bench.txt, dist.jsonl, table.txt); the table comes last on stdout.
+# and with balancing; and (part nbody) bench_nbody's N-body across 1, 2, 4 GPUs: the tree at
+# 16.8M and 64M bodies (theta 0.5, quadrupoles) and the direct sum at 1M (docs/NBODY.md,
+# "Across GPUs"). Logs under $OUT (machine.txt, configure/build logs, mpi-tests.log, bench.txt,
+# dist.jsonl, table.txt, nbody.txt, nbody.jsonl, nbody-table.txt); the tables come last on
+# stdout, N-body's after sph-step's.
 #
-#   scripts/multi-gpu-check.sh [--parts tests,strong,weak,balance] [--steps N] [--sizes 16e6,64e6]
-#                              [--per-rank 16e6] [--jobs N] [--no-build]
+#   scripts/multi-gpu-check.sh [--parts tests,strong,weak,balance,nbody] [--steps N] [--sizes 16e6,64e6]
+#                              [--per-rank 16e6] [--nbody-sizes 16777216,67108864]
+#                              [--nbody-direct 1048576] [--nbody-steps N] [--jobs N] [--no-build]
 #
 # Each part fits one 10-minute call on a warm machine (the build stays between calls): e.g.
-# `--parts tests`, then `--parts strong --no-build`, `--parts weak,balance --no-build`; the
-# table is made from every line dist.jsonl holds so far (delete it to start afresh).
+# `--parts tests`, then `--parts strong --no-build`, `--parts weak,balance --no-build`,
+# `--parts nbody --no-build`; the tables are made from every line dist.jsonl and nbody.jsonl
+# hold so far (delete them to start afresh).
 # NCCL_NVLS_ENABLE=0 stays set (no NVLink multicast). PARTIKEL_NCCL=0 in the environment
 # measures the staged path (device -> pinned host -> MPI) instead of NCCL.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-parts=tests,strong,weak,balance
+parts=tests,strong,weak,balance,nbody
 steps=50
 sizes=16e6,64e6
 per_rank=16e6
+nbody_sizes=16777216,67108864
+nbody_direct=1048576
+nbody_steps=5
 jobs=$(nproc)
 build_it=1
 while [ $# -gt 0 ]; do
@@ -29,6 +37,9 @@ while [ $# -gt 0 ]; do
     --steps) steps=$2; shift ;;
     --sizes) sizes=$2; shift ;;
     --per-rank) per_rank=$2; shift ;;
+    --nbody-sizes) nbody_sizes=$2; shift ;;
+    --nbody-direct) nbody_direct=$2; shift ;;
+    --nbody-steps) nbody_steps=$2; shift ;;
     --jobs) jobs=$2; shift ;;
     --no-build) build_it=0 ;;
     *) echo "multi-gpu-check: error: unknown option $1" >&2; exit 2 ;;
@@ -112,4 +123,35 @@ for r in rows:
           f"{r['bytes_per_step']/1e6:9.1f}{ms(r['bound_seconds'])} {r['imbalance']:9.3f} {r['balance_every']:3d}")
 EOF
 cat "$OUT/table.txt"
+
+# N-body: per method, bodies and rank count, the step and its efficiency against one GPU.
+if has nbody; then
+  echo "== N-body: tree at $nbody_sizes bodies (theta 0.5, quadrupoles), direct at $nbody_direct; 1, 2, 4 GPUs"
+  for np in 1 2 4; do
+    echo "-- $np ranks: bench_nbody --sections ranks" >> "$OUT/nbody.txt"
+    mpi "$np" "$build/bench/bench_nbody" --device cuda --sections ranks --rank-tree-sizes "$nbody_sizes" \
+      --rank-direct-sizes "$nbody_direct" --thetas 0.5 --warmup 6 --steps "$nbody_steps" \
+      --json "$OUT/nbody.jsonl" >> "$OUT/nbody.txt" 2>&1 || { status=1; tail -5 "$OUT/nbody.txt"; }
+  done
+  python3 - "$OUT/nbody.jsonl" > "$OUT/nbody-table.txt" <<'EOF'
+import json, sys
+rows = []
+try:
+    rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip() and '"kind":"ranks_' in l]
+except FileNotFoundError:
+    pass
+one = {(r["kind"], r["n"]): r["step_s"] for r in rows if r["ranks"] == 1}
+print("method  bodies ranks transport   ms/step   eff Ginter/s imbalance migrated/step MB/rank bound_ms target")
+for r in rows:
+    t1 = one.get((r["kind"], r["n"]))
+    eff = f"{100 * t1 / (r['ranks'] * r['step_s']):4.0f}%" if t1 else "    -"
+    kind = r["kind"][len("ranks_"):]
+    target = (">= 80%" if r["n"] >= 6e7 else "") if kind == "tree" else ">= 90%"
+    print(f"{kind:6s} {r['n']/1e6:6.1f}M {int(r['ranks']):5d} {r['transport']:10s}{1e3 * r['step_s']:9.2f} {eff:>5s}"
+          f"{r['interactions_per_s']/1e9:9.1f} {r['imbalance']:9.3f} {r['migrated']:13.0f}"
+          f"{r['received_bytes']/1e6:8.1f}{1e3 * r['bound_s']:9.2f} {target}")
+EOF
+  cat "$OUT/nbody-table.txt"
+fi
 exit $status
+

@@ -11,9 +11,17 @@
 //           --hybrid-settle steps for the split to settle) against the GPU alone (CUDA only);
 //   theta   the force error and walk time against theta = 0.3 .. 1.0, quadrupole and
 //           monopole, at --table-size bodies.
+//   ranks   under mpirun, one rank per GPU (docs/NBODY.md, "Across GPUs"): the tree's step at
+//           --rank-tree-sizes (theta --thetas' first, quadrupoles) and the direct sum's at
+//           --rank-direct-sizes, each rank starting from an even share of a Plummer sphere;
+//           time per step (the slowest rank's wall time), interactions per second, the walk's
+//           imbalance, the bytes each rank receives per step and their time at --link-gb-s,
+//           and rank 0's phases. Run it at 1, 2 and 4 ranks for strong scaling
+//           (scripts/multi-gpu-check.sh --parts nbody makes the table).
 //
 //   bench_nbody --device cuda --json nbody.jsonl
 //   bench_nbody --device cuda --sections tree --tree-sizes 16e6 --thetas 0.5
+//   mpirun -np 4 bench_nbody --device cuda --sections ranks --rank-tree-sizes 16.8e6,64e6 --json nbody.jsonl
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -24,6 +32,7 @@
 #include "core/buffer.hpp"
 #include "core/dispatch.hpp"
 #include "core/timer.hpp"
+#include "dist/communicator.hpp"
 #include "nbody/direct.hpp"
 #include "nbody/initial_conditions.hpp"
 #include "nbody/solver.hpp"
@@ -44,6 +53,9 @@ struct Settings {
     int warmup = 2;
     int hybrid_settle = 10;
     int error_samples = 1000;
+    std::vector<double> rank_tree_sizes = {16777216, 67108864};
+    std::vector<double> rank_direct_sizes = {1048576};
+    double link_gb_s = 450.0;  // NVLink 4 on an H100/H200 SXM, each way per GPU
     double clock_ghz = 1.98;  // H100 / H200 SXM boost clock
     double instructions = 13.69;  // per interaction, the direct sum's inner loop (docs/NBODY.md)
 };
@@ -219,13 +231,84 @@ void theta_section(const Backend& b, const Settings& s, JsonLines& json) {
     }
 }
 
+// One configuration across the ranks of `comm`: each rank starts from its even share (by
+// index) of the same Plummer sphere; the solver moves bodies to their ranks in its first step.
+void rank_run(const Backend& b, const dist::Communicator& comm, const Settings& s, JsonLines& json,
+              ForceMethod method, std::size_t n) {
+    const Model m = plummer({.n = n, .seed = 1});
+    const std::size_t ranks = std::size_t(comm.size()), r = std::size_t(comm.rank());
+    const std::size_t first = n * r / ranks, last = n * (r + 1) / ranks;
+    Bodies share;
+    share.resize(last - first);
+    for (std::size_t i = first; i < last; ++i) {
+        share.position[i - first] = m.bodies.position[i];
+        share.velocity[i - first] = m.bodies.velocity[i];
+        share.mass[i - first] = m.bodies.mass[i];
+        share.id[i - first] = m.bodies.id[i];
+    }
+    NbodyParams p = m.params;
+    p.method = method;
+    p.theta = float(s.thetas.front());
+    p.quadrupole = true;
+    // The timed run, then one with rank 0's phases (a synchronisation per phase).
+    double step_s = 0.0, imbalance = 0.0, migrated = 0.0;
+    Interactions interactions;
+    {
+        Solver solver(b, p, share, 0, 0.0, {}, comm);
+        for (int i = 0; i < s.warmup; ++i) solver.step();
+        b.synchronize();
+        comm.barrier();
+        Stopwatch clock;
+        for (int i = 0; i < s.steps; ++i) {
+            solver.step();
+            imbalance += solver.imbalance() / s.steps;
+            migrated += double(solver.migrated()) / s.steps;
+        }
+        b.synchronize();
+        step_s = comm.allreduce(clock.seconds() / s.steps, dist::ReduceOp::max);
+        interactions = solver.last_interactions();
+    }
+    Solver profiled(b, p, share, 0, 0.0, {.profile = true}, comm);
+    for (int i = 0; i < s.steps; ++i) profiled.step();
+    const double rate = double(interactions.total()) / step_s;
+    // Received per step and rank: the tree's gather of every other rank's bodies (x, m and key:
+    // 24 bytes each) and the migration; the direct sum's ring (16 bytes per body of the others).
+    const double received = method == ForceMethod::direct ? 16.0 * double(n) * double(ranks - 1) / double(ranks)
+                                                          : 24.0 * double(n) * double(ranks - 1) / double(ranks) +
+                                                                60.0 * migrated / double(ranks);
+    const double bound_s = received / (s.link_gb_s * 1e9);
+    if (comm.root()) {
+        std::printf("\n%s, %zu Plummer bodies on %zu ranks (%s): %.2f ms/step, %.1f billion interactions/s, "
+                    "walk imbalance %.3f, %.0f bodies migrated per step, %.1f MB received per rank and step "
+                    "(%.2f ms at %.0f GB/s)\nrank 0's phases:\n%s",
+                    method == ForceMethod::direct ? "direct" : "tree", n, ranks, std::string(comm.transport()).c_str(),
+                    1e3 * step_s, rate / 1e9, imbalance, migrated, received / 1e6, 1e3 * bound_s, s.link_gb_s,
+                    profiled.profile().report().c_str());
+        json.write(std::string("\"kind\":\"ranks_") + (method == ForceMethod::direct ? "direct" : "tree") + "\"," +
+                   number("n", double(n)) + "," + number("ranks", double(ranks)) + ",\"transport\":" +
+                   json_string(std::string(comm.transport())) + "," + number("theta", double(p.theta)) + "," +
+                   number("step_s", step_s) + "," + number("interactions_per_s", rate) + "," +
+                   number("imbalance", imbalance) + "," + number("migrated", migrated) + "," +
+                   number("received_bytes", received) + "," + number("bound_s", bound_s) +
+                   ",\"phases\":" + profiled.profile().report_json());
+    }
+}
+
+void ranks_section(const Backend& b, const dist::Communicator& comm, const Settings& s, JsonLines& json) {
+    for (double size : s.rank_tree_sizes) rank_run(b, comm, s, json, ForceMethod::tree, std::size_t(size));
+    for (double size : s.rank_direct_sizes) rank_run(b, comm, s, json, ForceMethod::direct, std::size_t(size));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     bench::BenchProgram tool("bench_nbody", "Benchmark gravitational N-body: direct sum, tree by phase, hybrid, error against theta");
     Settings s;
     auto& app = tool.app();
-    app.add_option("--sections", s.sections, "direct, tree, hybrid, theta")->delimiter(',');
+    app.add_option("--sections", s.sections, "direct, tree, hybrid, theta; ranks (under mpirun)")->delimiter(',');
+    app.add_option("--rank-tree-sizes", s.rank_tree_sizes, "ranks: bodies of the tree's steps")->delimiter(',');
+    app.add_option("--rank-direct-sizes", s.rank_direct_sizes, "ranks: bodies of the direct sum's steps")->delimiter(',');
+    app.add_option("--link-gb-s", s.link_gb_s, "ranks: the link's speed for the bound of the bytes received (GB/s)");
     app.add_option("--direct-sizes", s.direct_sizes, "Bodies of the direct sums")->delimiter(',');
     app.add_option("--tree-sizes", s.tree_sizes, "Bodies of the tree steps")->delimiter(',');
     app.add_option("--thetas", s.thetas, "Opening angles of the tree steps")->delimiter(',');
@@ -237,9 +320,13 @@ int main(int argc, char** argv) {
     app.add_option("--clock-ghz", s.clock_ghz, "SM clock for the direct sum's issue bound (GHz)");
     app.add_option("--instructions", s.instructions, "Instructions per interaction in the direct sum's inner loop");
     return tool.run(argc, argv, [&]() {
-        Backend b = tool.open_backend();
-        JsonLines json(tool.json_path(), b);
-        std::printf("# %s, commit %s\n", b.describe().c_str(), PARTIKEL_GIT_COMMIT);
+        const dist::Communicator comm = dist::Communicator::world();
+        Backend b = tool.open_backend(comm.local_rank(), comm.local_size());
+        if (comm.size() > 1 && s.sections != std::vector<std::string>{"ranks"})
+            throw UsageError("under mpirun only --sections ranks runs (the others measure one GPU)");
+        JsonLines json(comm.root() ? tool.json_path() : std::string(), b);
+        if (comm.root()) std::printf("# %s, commit %s\n", b.describe().c_str(), PARTIKEL_GIT_COMMIT);
+        if (wants(s, "ranks")) ranks_section(b, comm, s, json);
         if (wants(s, "direct")) direct_section(b, s, json);
         if (wants(s, "tree") || wants(s, "hybrid")) tree_section(b, s, json, wants(s, "hybrid") && b.is_cuda());
         if (wants(s, "theta")) theta_section(b, s, json);

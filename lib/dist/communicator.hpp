@@ -41,6 +41,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <exception>
 #include <memory>
 #include <optional>
@@ -153,6 +154,17 @@ public:
     }
     // Every rank's bytes (any length), in rank order.
     std::vector<std::vector<std::byte>> allgatherv(std::span<const std::byte> mine) const;
+    // Every rank's values (any count), one after the other in rank order.
+    template <class T> std::vector<T> allgather_concat(std::span<const T> mine) const {
+        static_assert(std::is_trivially_copyable_v<T>);
+        std::vector<T> out;
+        for (const std::vector<std::byte>& part : allgatherv(std::as_bytes(mine))) {
+            const std::size_t before = out.size();
+            out.resize(before + part.size() / sizeof(T));
+            if (!part.empty()) std::memcpy(out.data() + before, part.data(), part.size());
+        }
+        return out;
+    }
     // Every rank's bytes in rank order on `root`; an empty vector elsewhere.
     std::vector<std::vector<std::byte>> gatherv(std::span<const std::byte> mine, int root = 0) const;
     // `bytes` (the same length on every rank) from `root` to every rank.

@@ -13,13 +13,13 @@ bool finite(Vec3d v) { return std::isfinite(v.x) && std::isfinite(v.y) && std::i
 
 }  // namespace
 
-void validate(const Bodies& b) {
+void validate(const Bodies& b, bool whole) {
     const std::size_t n = b.position.size();
     if (b.velocity.size() != n || b.mass.size() != n || b.id.size() != n)
         throw UsageError("nbody: bodies have " + std::to_string(n) + " positions, " + std::to_string(b.velocity.size()) +
                          " velocities, " + std::to_string(b.mass.size()) + " masses and " + std::to_string(b.id.size()) +
                          " ids");
-    if (n == 0) throw UsageError("nbody: no bodies");
+    if (n == 0 && whole) throw UsageError("nbody: no bodies");
     if (n >= (std::size_t{1} << 31)) throw UsageError("nbody: at most 2^31 - 1 bodies, got " + std::to_string(n));
     double total = 0.0;
     for (std::size_t i = 0; i < n; ++i) {
@@ -30,7 +30,7 @@ void validate(const Bodies& b) {
             throw UsageError(who + " has mass " + std::to_string(b.mass[i]) + " (must be finite and >= 0)");
         total += b.mass[i];
     }
-    if (!(total > 0.0)) throw UsageError("nbody: the total mass is zero");
+    if (!(total > 0.0) && whole) throw UsageError("nbody: the total mass is zero");
 }
 
 void move_to_centre_of_mass_frame(Bodies& b) {

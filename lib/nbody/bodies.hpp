@@ -28,7 +28,8 @@ struct Bodies {
 
 // UsageError when the arrays differ in length, there are no bodies, a position, velocity or
 // mass is not finite, a mass is negative or all masses are zero. Names the first bad body.
-void validate(const Bodies& bodies);
+// A rank's share of the bodies (`whole` false) may be empty or massless.
+void validate(const Bodies& bodies, bool whole = true);
 
 // Centre of mass and the total momentum moved to zero (both in double).
 void move_to_centre_of_mass_frame(Bodies& bodies);

@@ -21,8 +21,10 @@ struct DirectSum {
     const Vec4f* targets = nullptr;  // (x, y, z, m)
     std::size_t target_count = 0;
     // Index of target k among the sources, so that the potential skips the body itself;
-    // nullptr: target k is source k.
+    // nullptr: target k is source k, unless targets_among_sources is false (sources of other
+    // ranks: no target is among them).
     const std::uint32_t* target_source_index = nullptr;
+    bool targets_among_sources = true;
     const Vec4f* sources = nullptr;  // (x, y, z, m)
     std::size_t source_count = 0;
     float G = 1.0f;
@@ -30,6 +32,7 @@ struct DirectSum {
     bool with_potential = false;     // else out[k].w is 0
     bool double_sums = false;        // accumulate in double (reference sums for force errors)
     Vec4f* out = nullptr;            // per target: (a_x, a_y, a_z, phi)
+    bool accumulate = false;         // out[k] += the sum (the ring's later sources), else out[k] = it
     Vec4f* partial = nullptr;        // direct_partial_capacity() records of scratch, or nullptr (no slices)
 };
 
@@ -39,7 +42,7 @@ inline constexpr int kDirectTargetsPerThread = 2;
 // Records of scratch `partial` must hold for `target_count` targets on this Exec (0 on the CPU).
 template <class Exec> std::size_t direct_partial_capacity(const Exec& exec, std::size_t target_count);
 
-// out[k] = G * sum over sources of the softened pair terms, for every target k.
+// out[k] = G * sum over sources of the softened pair terms (+= with accumulate), for every target k.
 template <class Exec> void direct_forces(const Exec& exec, const DirectSum& sum);
 
 }  // namespace partikel::nbody

@@ -23,6 +23,7 @@ template <class Acc, bool WithPotential> struct DirectTiles {
     const Vec4f* targets;
     std::uint32_t target_count;
     const std::uint32_t* target_source_index;
+    bool targets_among_sources;
     const Vec4f* sources;
     std::uint32_t source_count;
     std::uint32_t target_blocks;
@@ -30,6 +31,7 @@ template <class Acc, bool WithPotential> struct DirectTiles {
     float G;
     float eps2;
     Vec4f* out;  // slice s writes out[s * target_count + k]
+    bool accumulate;  // one slice: out[k] += the sum
 
     struct Targets {
         Vec4f x[kTargets];
@@ -50,7 +52,8 @@ template <class Acc, bool WithPotential> struct DirectTiles {
                 const std::uint32_t i = (target_block * kTargets + std::uint32_t(k)) * kThreads + std::uint32_t(t);
                 const bool real = i < target_count;
                 mine[t].x[k] = real ? targets[i] : Vec4f{0.0f, 0.0f, 0.0f, 0.0f};
-                mine[t].self[k] = !real ? 0xffffffffu : (target_source_index ? target_source_index[i] : i);
+                mine[t].self[k] = !real || !targets_among_sources ? 0xffffffffu
+                                                                  : (target_source_index ? target_source_index[i] : i);
                 mine[t].a[k] = Vec3<Acc>{Acc(0), Acc(0), Acc(0)};
                 mine[t].phi[k] = Acc(0);
             }
@@ -81,19 +84,22 @@ template <class Acc, bool WithPotential> struct DirectTiles {
                 const std::uint32_t i = (target_block * kTargets + std::uint32_t(k)) * kThreads + std::uint32_t(t);
                 if (i >= target_count) continue;
                 const Targets& m = mine[t];
-                out[std::size_t(slice) * target_count + i] =
-                    Vec4f{float(Acc(G) * m.a[k].x), float(Acc(G) * m.a[k].y), float(Acc(G) * m.a[k].z),
+                Vec4f sum{float(Acc(G) * m.a[k].x), float(Acc(G) * m.a[k].y), float(Acc(G) * m.a[k].z),
                           WithPotential ? float(Acc(G) * m.phi[k]) : 0.0f};
+                Vec4f& o = out[std::size_t(slice) * target_count + i];
+                if (accumulate) sum = Vec4f{o.x + sum.x, o.y + sum.y, o.z + sum.z, o.w + sum.w};
+                o = sum;
             }
         });
     }
 };
 
-// out[k] = sum over slices of partial[s * count + k], in slice order.
+// out[k] = sum over slices of partial[s * count + k], in slice order (+= with accumulate).
 struct AddSlices {
     const Vec4f* partial;
     std::uint32_t count;
     std::uint32_t slices;
+    bool accumulate;
     Vec4f* out;
     PK_HD void operator()(std::size_t k) const {
         Vec4f sum = partial[k];
@@ -104,6 +110,7 @@ struct AddSlices {
             sum.z += p.z;
             sum.w += p.w;
         }
+        if (accumulate) sum = Vec4f{out[k].x + sum.x, out[k].y + sum.y, out[k].z + sum.z, out[k].w + sum.w};
         out[k] = sum;
     }
 };
@@ -159,6 +166,7 @@ template <class Exec> void direct_forces(const Exec& exec, const DirectSum& d) {
         tiles_kernel.targets = d.targets;
         tiles_kernel.target_count = static_cast<std::uint32_t>(d.target_count);
         tiles_kernel.target_source_index = d.target_source_index;
+        tiles_kernel.targets_among_sources = d.targets_among_sources;
         tiles_kernel.sources = d.sources;
         tiles_kernel.source_count = static_cast<std::uint32_t>(d.source_count);
         tiles_kernel.target_blocks = target_blocks;
@@ -166,6 +174,7 @@ template <class Exec> void direct_forces(const Exec& exec, const DirectSum& d) {
         tiles_kernel.G = d.G;
         tiles_kernel.eps2 = eps2;
         tiles_kernel.out = out;
+        tiles_kernel.accumulate = d.accumulate && slices == 1;
         exec.for_each_block(blocks, shared, tiles_kernel, "nbody.direct");
     };
     if (d.double_sums) {
@@ -177,7 +186,7 @@ template <class Exec> void direct_forces(const Exec& exec, const DirectSum& d) {
     }
     if (slices > 1)
         exec.for_each(d.target_count,
-                      kernels::AddSlices{d.partial, static_cast<std::uint32_t>(d.target_count), slices, d.out},
+                      kernels::AddSlices{d.partial, static_cast<std::uint32_t>(d.target_count), slices, d.accumulate, d.out},
                       "nbody.direct.slices");
 }
 

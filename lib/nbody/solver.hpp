@@ -11,8 +11,13 @@
 //   hybrid  the tree with its walk split between the GPU and CPU threads (nbody/hybrid.hpp).
 //
 // Everything is allocated in the constructor; step(), diagnostics() and the frame views
-// allocate nothing (tests check device_allocation_count()). A step waits for the device at
-// most twice: the tree's node count and the check for non-finite positions.
+// allocate nothing (tests check device_allocation_count()). On one rank a step waits for the
+// device at most twice: the tree's node count and the check for non-finite positions.
+//
+// Across ranks (docs/NBODY.md, "Across GPUs") each rank holds its share of the bodies: for
+// the tree a range of the Morton curve (nbody/partition.hpp), moved every step toward equal
+// walk times, with the tree of every rank's bodies built on every rank; for the direct sum the
+// bodies it started with, the others' passing round a ring.
 #pragma once
 
 #include <cstddef>
@@ -22,7 +27,9 @@
 
 #include "base/vec.hpp"
 #include "core/backend.hpp"
+#include "core/staged_copy.hpp"
 #include "core/timer.hpp"
+#include "dist/communicator.hpp"
 #include "nbody/bodies.hpp"
 #include "nbody/params.hpp"
 
@@ -84,9 +91,13 @@ struct SolverState;
 
 class Solver {
 public:
-    // Uploads the bodies (validated: UsageError) and computes the first accelerations.
+    // Uploads the bodies (validated: UsageError) and computes the first accelerations. Across
+    // ranks (`comm` of several; docs/NBODY.md, "Across GPUs") every rank passes its share of
+    // the bodies (any share: the tree moves each body to the rank owning its part of the
+    // curve) and every call below is collective unless it says otherwise.
     Solver(const Backend& backend, const NbodyParams& params, const Bodies& bodies, std::int64_t step = 0,
-           double time = 0.0, SolverOptions options = {});
+           double time = 0.0, SolverOptions options = {},
+           const dist::Communicator& comm = dist::Communicator::single());
     ~Solver();
     Solver(const Solver&) = delete;
     Solver& operator=(const Solver&) = delete;
@@ -97,11 +108,14 @@ public:
     std::int64_t step_count() const;
     double time() const;     // model time unit
     double last_dt() const;  // 0 before the first step
-    std::size_t size() const;
+    std::size_t size() const;        // this rank's bodies (not collective)
+    std::size_t total_size() const;  // every rank's (not collective)
+    std::size_t capacity() const;    // the most bodies this rank can hold (not collective)
     const NbodyParams& params() const;
     const Backend& backend() const;
 
-    // The bodies in the solver's current order (along the curve for the tree). Synchronises.
+    // This rank's bodies in the solver's current order (along the curve for the tree).
+    // Synchronises (not collective).
     Bodies download() const;
     // (a_x, a_y, a_z, 0) per body from the last force evaluation, in the same order.
     std::vector<Vec4f> download_accelerations() const;
@@ -115,21 +129,18 @@ public:
     ForceErrorStats force_error(std::size_t samples, std::uint64_t seed);
     Interactions last_interactions();
     HybridStatus hybrid_status() const;
+    // Across ranks: max/mean of the ranks' force walk times in the last step (1 on one rank),
+    // and the bodies that changed rank in its migration (not collective).
+    double imbalance() const;
+    std::uint64_t migrated() const;
 
     PhaseProfile& profile();
     std::size_t device_bytes() const;
 
-    // The current state's arrays on the backend, valid until the next step() (frame capture).
-    struct DeviceView {
-        const Vec3d* position;
-        const Vec3d* velocity;
-        const Vec4f* body;          // (x, y, z, m) in single precision
-        const Vec4f* acceleration;  // (a, 0) of the last step
-        const Vec4f* potential;     // (a, phi) after compute_potential()
-        const std::uint64_t* id;
-        std::size_t count;
-    };
-    DeviceView device_view() const;
+    // A field of the current state on the backend (nbody/fields.hpp: acceleration is the last
+    // step's, potential compute_potential()'s), size() records, in the solver's order; valid
+    // until the next step() (frame capture).
+    DeviceBytes field_bytes(int field) const;
 
 private:
     std::unique_ptr<SolverState> state_;

@@ -40,6 +40,7 @@
 #include "base/vec.hpp"
 #include "core/backend.hpp"
 #include "core/buffer.hpp"
+#include "core/morton.hpp"
 #include "core/workspace.hpp"
 #include "nbody/params.hpp"
 
@@ -51,6 +52,39 @@ struct BoundingBox {
     double hi[3];
     std::uint32_t nonfinite;
 };
+
+// The root cube: the bounding box's lower corner and its longest edge, widened by 2^-20 so that
+// the box's upper faces quantise inside (a degenerate box gets edge 1).
+struct RootCube {
+    double lo[3];
+    double edge;
+};
+
+PK_DEVICE_INLINE RootCube root_cube(const BoundingBox& box) {
+    RootCube c;
+    double edge = 0.0;
+    for (int a = 0; a < 3; ++a) {
+        c.lo[a] = box.lo[a];
+        const double e = box.hi[a] - box.lo[a];
+        edge = e > edge ? e : edge;
+    }
+    c.edge = edge > 0.0 ? edge * (1.0 + 1.0 / 1048576.0) : 1.0;
+    return c;
+}
+
+// The Morton key of a position in the root cube: 2^21 steps per axis (core/morton.hpp).
+PK_DEVICE_INLINE std::uint64_t morton_key(const RootCube& c, const Vec3d& x) {
+    const double scale = double(1u << kMortonBitsPerAxis) / c.edge;
+    const double top = double((1u << kMortonBitsPerAxis) - 1);
+    std::uint32_t q[3];
+    for (int a = 0; a < 3; ++a) {
+        double t = (x[a] - c.lo[a]) * scale;
+        t = t > 0.0 ? t : 0.0;  // also NaN -> 0 (NaN positions are reported by the caller)
+        t = t < top ? t : top;
+        q[a] = static_cast<std::uint32_t>(t);
+    }
+    return morton_code(q[0], q[1], q[2]);
+}
 
 // What the walk reads at every node it visits, with the centre of mass: one 16-byte load.
 struct alignas(16) NodeLinks {
@@ -90,8 +124,11 @@ public:
     // 2. Sort them: afterwards order()[k] is the index, in the order given to compute_keys, of
     //    the k-th body along the curve.
     template <class Exec> void sort_keys(const Exec& exec, std::size_t n);
-    // 3. The nodes, from the sorted keys. Reads the node count back (one synchronisation).
-    template <class Exec> void build_nodes(const Exec& exec, const BoundingBox* box, std::size_t n);
+    // 3. The nodes, from n sorted keys (backend memory): sorted_keys(), or across ranks every
+    //    rank's sorted keys laid end to end (nbody/partition.hpp). Reads the node count back
+    //    (one synchronisation).
+    template <class Exec>
+    void build_nodes(const Exec& exec, const BoundingBox* box, const std::uint64_t* sorted_keys, std::size_t n);
     // 4. Multipoles, from the bodies (x, y, z, m) in curve order.
     template <class Exec> void compute_multipoles(const Exec& exec, const Vec4f* bodies);
 
@@ -129,13 +166,17 @@ private:
     Workspace workspace_;
 };
 
-// One force walk: accelerations (and potentials) of bodies in groups [group_begin, group_end),
-// or of every group from *first_group on when first_group is given (backend memory: the
-// hybrid's split, known only on the device when the walk is queued).
+// One force walk over the tree of `bodies`: accelerations (and potentials) of the targets
+// [target_begin, target_end) of those bodies (all of them on one rank; a rank's own share of
+// every rank's bodies otherwise), in groups of kGroupSize counted from target_begin: groups
+// [group_begin, group_end), or every group from *first_group on when first_group is given
+// (backend memory: the hybrid's split, known only on the device when the walk is queued).
 struct TreeWalk {
     TreeView tree;
     const Vec4f* bodies = nullptr;    // curve order, (x, y, z, m)
     std::size_t body_count = 0;
+    std::size_t target_begin = 0;
+    std::size_t target_end = 0;       // group_count(target_end - target_begin) groups
     float G = 1.0f;
     float softening = 0.0f;
     float theta = 0.5f;
@@ -144,7 +185,7 @@ struct TreeWalk {
     std::size_t group_begin = 0;
     std::size_t group_end = 0;        // group_count(body_count) for all
     const std::uint32_t* first_group = nullptr;
-    Vec4f* out = nullptr;             // (a_x, a_y, a_z, phi) per body in curve order
+    Vec4f* out = nullptr;             // (a_x, a_y, a_z, phi) of target i at out[i - target_begin]
     // Per group, the interactions of its bodies: cells used whole, and body-body pairs.
     std::uint32_t* cell_interactions = nullptr;
     std::uint32_t* body_interactions = nullptr;

@@ -17,25 +17,6 @@ namespace partikel::nbody {
 
 namespace kernels {
 
-// The root cube: the bounding box's lower corner and its longest edge, widened by 2^-20 so that
-// the box's upper faces quantise inside (a degenerate box gets edge 1).
-struct RootCube {
-    double lo[3];
-    double edge;
-};
-
-PK_DEVICE_INLINE RootCube root_cube(const BoundingBox& box) {
-    RootCube c;
-    double edge = 0.0;
-    for (int a = 0; a < 3; ++a) {
-        c.lo[a] = box.lo[a];
-        const double e = box.hi[a] - box.lo[a];
-        edge = e > edge ? e : edge;
-    }
-    c.edge = edge > 0.0 ? edge * (1.0 + 1.0 / 1048576.0) : 1.0;
-    return c;
-}
-
 // Number of leading tree levels (3 key bits each) two keys share, 0..kMaxTreeDepth.
 PK_DEVICE_INLINE int shared_levels(std::uint64_t a, std::uint64_t b) {
     const std::uint64_t x = a ^ b;
@@ -54,17 +35,7 @@ struct MortonKeys {
     std::uint64_t* keys;
     std::uint32_t* index;
     PK_HD void operator()(std::size_t i) const {
-        const RootCube c = root_cube(*box);
-        const double scale = double(1u << kMortonBitsPerAxis) / c.edge;
-        const double top = double((1u << kMortonBitsPerAxis) - 1);
-        std::uint32_t q[3];
-        for (int a = 0; a < 3; ++a) {
-            double t = (positions[i][a] - c.lo[a]) * scale;
-            t = t > 0.0 ? t : 0.0;  // also NaN -> 0 (NaN positions are reported by the caller)
-            t = t < top ? t : top;
-            q[a] = static_cast<std::uint32_t>(t);
-        }
-        keys[i] = morton_code(q[0], q[1], q[2]);
+        keys[i] = morton_key(root_cube(*box), positions[i]);
         index[i] = static_cast<std::uint32_t>(i);
     }
 };
@@ -253,7 +224,8 @@ template <bool WithPotential, bool Quadrupole> struct TreeWalkGroups {
     static constexpr int kThreads = kGroupSize;
     TreeView tree;
     const Vec4f* bodies;
-    std::uint32_t n;
+    std::uint32_t target_begin;
+    std::uint32_t target_end;
     float G;
     float eps2;
     float open_factor;  // (2 / theta)^2: the cell of half edge h is used whole when d^2 > h^2 open_factor
@@ -281,8 +253,9 @@ template <bool WithPotential, bool Quadrupole> struct TreeWalkGroups {
     template <class Block> PK_HD void operator()(Block& b) const {
         const std::uint32_t g = group_offset + static_cast<std::uint32_t>(b.index());
         if (first_group && g < *first_group) return;
-        const std::uint32_t first = g * kGroupSize;
-        const std::uint32_t count = n - first < std::uint32_t(kGroupSize) ? n - first : std::uint32_t(kGroupSize);
+        const std::uint32_t first = target_begin + g * kGroupSize;
+        const std::uint32_t count =
+            target_end - first < std::uint32_t(kGroupSize) ? target_end - first : std::uint32_t(kGroupSize);
         PerThread<Vec4f, Block> self(b);
         PerThread<Vec3f, Block> a(b);
         PerThread<float, Block> phi(b);
@@ -320,7 +293,7 @@ template <bool WithPotential, bool Quadrupole> struct TreeWalkGroups {
         }
         b.threads([&](int t) {
             if (std::uint32_t(t) < count)
-                out[first + std::uint32_t(t)] = Vec4f{G * a[t].x, G * a[t].y, G * a[t].z, WithPotential ? G * phi[t] : 0.0f};
+                out[first - target_begin + std::uint32_t(t)] = Vec4f{G * a[t].x, G * a[t].y, G * a[t].z, WithPotential ? G * phi[t] : 0.0f};
             if (t == 0 && cell_interactions) cell_interactions[g] = cells * count;
             if (t == 0 && body_interactions) body_interactions[g] = pairs * count;
         });
@@ -356,9 +329,8 @@ template <class Exec> std::size_t Octree::scratch_bytes(const Exec& exec, std::s
 
 template <class Exec>
 void Octree::compute_keys(const Exec& exec, const BoundingBox* box, const Vec3d* positions, std::size_t n) {
-    if (n > max_bodies_ || n == 0)
-        throw UsageError("nbody: tree of " + std::to_string(n) + " bodies (capacity " + std::to_string(max_bodies_) + ")");
-    n_ = n;
+    if (n > max_bodies_)
+        throw UsageError("nbody: keys of " + std::to_string(n) + " bodies (capacity " + std::to_string(max_bodies_) + ")");
     exec.for_each(n, kernels::MortonKeys{box, positions, keys_.data(), index_.data()}, "nbody.tree.keys");
 }
 
@@ -367,14 +339,18 @@ template <class Exec> void Octree::sort_keys(const Exec& exec, std::size_t n) {
                     3 * kMortonBitsPerAxis);
 }
 
-template <class Exec> void Octree::build_nodes(const Exec& exec, const BoundingBox* box, std::size_t n) {
+template <class Exec>
+void Octree::build_nodes(const Exec& exec, const BoundingBox* box, const std::uint64_t* sorted_keys, std::size_t n) {
+    if (n > max_bodies_ || n == 0)
+        throw UsageError("nbody: tree of " + std::to_string(n) + " bodies (capacity " + std::to_string(max_bodies_) + ")");
+    n_ = n;
     const auto n32 = static_cast<std::uint32_t>(n);
     const auto capacity = static_cast<std::uint32_t>(leaf_capacity_);
     if (n > std::size_t(capacity))
-        exec.for_each(n - capacity, kernels::WindowLevels{sorted_keys_.data(), capacity, window_levels_.data()},
+        exec.for_each(n - capacity, kernels::WindowLevels{sorted_keys, capacity, window_levels_.data()},
                       "nbody.tree.windows");
     exec.for_each(n + 1,
-                  kernels::LeafLevels{sorted_keys_.data(), window_levels_.data(), n32, capacity,
+                  kernels::LeafLevels{sorted_keys, window_levels_.data(), n32, capacity,
                                       static_cast<std::uint32_t>(max_depth_), leaf_level_.data(), node_offset_.data()},
                   "nbody.tree.leaf_levels");
     exec.exclusive_sum(workspace_, node_offset_.data(), node_offset_.data(), n + 1);
@@ -383,7 +359,7 @@ template <class Exec> void Octree::build_nodes(const Exec& exec, const BoundingB
         throw NumericalError("nbody: the tree has " + std::to_string(node_count_) + " nodes, outside 1.." +
                              std::to_string(max_nodes_));
     exec.for_each(n,
-                  kernels::WriteNodes{box, sorted_keys_.data(), leaf_level_.data(), node_offset_.data(), n32, capacity,
+                  kernels::WriteNodes{box, sorted_keys, leaf_level_.data(), node_offset_.data(), n32, capacity,
                                       static_cast<std::uint32_t>(max_depth_), links_.data(), cube_.data(),
                                       node_level_.data()},
                   "nbody.tree.nodes");
@@ -398,9 +374,11 @@ template <class Exec> void Octree::compute_multipoles(const Exec& exec, const Ve
 }
 
 template <class Exec> void tree_forces(const Exec& exec, const TreeWalk& w) {
-    if (w.group_end <= w.group_begin || w.body_count == 0) return;
-    if (w.group_end > group_count(w.body_count))
-        throw UsageError("nbody: tree walk of groups beyond the bodies");
+    if (w.target_end > w.body_count || w.target_begin > w.target_end || w.body_count >= (std::size_t{1} << 31))
+        throw UsageError("nbody: tree walk of targets beyond the bodies");
+    if (w.group_end <= w.group_begin) return;
+    if (w.group_end > group_count(w.target_end - w.target_begin))
+        throw UsageError("nbody: tree walk of groups beyond the targets");
     const float eps2 = softening2(w.softening);
     const float open_factor = (2.0f / w.theta) * (2.0f / w.theta);
     const bool guard = w.theta * w.theta > 1.0f / 3.0f;
@@ -409,7 +387,8 @@ template <class Exec> void tree_forces(const Exec& exec, const TreeWalk& w) {
     auto launch = [&](auto walk) {
         walk.tree = w.tree;
         walk.bodies = w.bodies;
-        walk.n = static_cast<std::uint32_t>(w.body_count);
+        walk.target_begin = static_cast<std::uint32_t>(w.target_begin);
+        walk.target_end = static_cast<std::uint32_t>(w.target_end);
         walk.G = w.G;
         walk.eps2 = eps2;
         walk.open_factor = open_factor;
@@ -450,7 +429,7 @@ void group_load_prefix(const Exec& exec, Workspace& ws, const std::uint8_t* leaf
     template std::size_t Octree::scratch_bytes(const Exec&, std::size_t);                                \
     template void Octree::compute_keys(const Exec&, const BoundingBox*, const Vec3d*, std::size_t);      \
     template void Octree::sort_keys(const Exec&, std::size_t);                                           \
-    template void Octree::build_nodes(const Exec&, const BoundingBox*, std::size_t);                     \
+    template void Octree::build_nodes(const Exec&, const BoundingBox*, const std::uint64_t*, std::size_t); \
     template void Octree::compute_multipoles(const Exec&, const Vec4f*);                                 \
     template void tree_forces(const Exec&, const TreeWalk&);                                             \
     template std::size_t group_load_scratch_bytes(const Exec&, std::size_t);                             \

@@ -72,30 +72,40 @@ std::string describe(const nbody::NbodyParams& p) {
 
 // --force-error: the start frame's accelerations against a double-precision direct sum, as a
 // table with a header line.
-void write_force_error(nbody::Solver& solver, std::uint64_t samples, std::uint64_t seed, const std::string& path) {
+// (Collective across ranks; rank 0 writes.)
+void write_force_error(nbody::Solver& solver, std::uint64_t samples, std::uint64_t seed, const std::string& path,
+                       const dist::Communicator& ranks) {
     const nbody::ForceErrorStats e = solver.force_error(samples, seed);
     const nbody::NbodyParams& p = solver.params();
     char row[256];
     std::snprintf(row, sizeof row, "%s\t%.6g\t%s\t%zu\t%zu\t%.4e\t%.4e\t%.4e\t%.4e\n",
                   std::string(nbody::force_method_name(p.method)).c_str(), double(p.theta),
-                  p.quadrupole ? "quadrupole" : "monopole", solver.size(), e.samples, e.median, e.p90, e.p99, e.max);
+                  p.quadrupole ? "quadrupole" : "monopole", solver.total_size(), e.samples, e.median, e.p90, e.p99,
+                  e.max);
     const std::string text = std::string("method\ttheta\tmultipole\tbodies\tsamples\tmedian\tp90\tp99\tmax\n") + row;
-    auto out = OutputStream::open(path, false);
-    out->write(text.data(), text.size());
-    out->commit();
+    ranks.collectively([&] {
+        if (!ranks.root()) return;
+        auto out = OutputStream::open(path, false);
+        out->write(text.data(), text.size());
+        out->commit();
+    });
 }
 
 // Interactions per body of the last step and per second over the run (wall time, output
 // included); for the hybrid method also the last step's split.
-void log_work(nbody::Solver& solver, const run::RunReport& report, Log& log) {
+// (Collective across ranks; the log is rank 0's.)
+void log_work(nbody::Solver& solver, const run::RunReport& report, Log& log, int ranks) {
     const nbody::Interactions last = solver.last_interactions();
-    const double n = double(solver.size());
+    const double n = double(solver.total_size());
     const double steps = double(report.last_step - report.first_step);
     std::string line = "interactions per body in the last step: " + format_g(double(last.cells) / n) + " cells, " +
                        format_g(double(last.bodies) / n) + " bodies";
     if (steps > 0 && report.wall_seconds > 0)
         line += "; " + format_g(double(last.total()) * steps / report.wall_seconds) + " interactions/s over the run";
     log.info(line);
+    if (ranks > 1)
+        log.info("across ranks, the last step: walk imbalance " + format_g(solver.imbalance()) + " (slowest over mean), " +
+                 std::to_string(solver.migrated()) + " bodies changed rank");
     if (solver.params().method == nbody::ForceMethod::hybrid) {
         const nbody::HybridStatus h = solver.hybrid_status();
         log.info("hybrid: the CPU (" + std::to_string(h.cpu_threads) + " threads) walked " +
@@ -111,7 +121,9 @@ int nbody_run(std::span<const std::string> args) {
     Tool tool("nbody-run",
               "Advance gravitating bodies (direct summation or Barnes-Hut, leapfrog) and write frames.\n"
               "Reads nbody-init output or its own output and continues from its last frame (or --start-frame).\n"
-              "Times are in the model's unit: 1 in Henon units, 1 kpc/(km/s) = 977.8 Myr in astro units.");
+              "Times are in the model's unit: 1 in Henon units, 1 kpc/(km/s) = 977.8 Myr in astro units.\n"
+              "Under mpirun: one rank per GPU (or share of the cores), e.g.\n"
+              "  mpirun -np 4 nbody-run -i start.pks --steps 100 --every-steps 10 -o run.pks");
     tool.add_common(kInput | kOutput | kDevice | kThreads | kSeed | kProfile);
     CLI::App& app = tool.app();
     RunFlags run_flags;
@@ -142,40 +154,47 @@ int nbody_run(std::span<const std::string> args) {
         } else {
             options = run_options(run_flags, t, "nbody-run");
         }
+        // One rank, or every rank mpirun started: rank 0 reads the input, each rank gets a share.
+        const dist::Communicator ranks = t.join_ranks();
         Backend backend = t.open_backend();  // first: a bad --device is a usage error before any I/O
-        refuse_terminal_stdin(t.options().input);
-        nbody::NbodyParams defaults;
-        if (units) defaults.units = nbody::parse_unit_system(*units);
-        nbody::StartState start = run::parse_start_frame(t.options().input, run_flags.start_frame, [&](const fmt::Frame& f) {
-            nbody::StartState state = nbody::read_start(f, defaults);
-            nbody::validate(state.params);  // what the file holds, before the flags change it
-            nbody::validate(state.bodies);
-            return state;
+        nbody::StartState start = nbody::scatter_start(ranks, [&] {
+            refuse_terminal_stdin(t.options().input);
+            nbody::NbodyParams defaults;
+            if (units) defaults.units = nbody::parse_unit_system(*units);
+            nbody::StartState all = run::parse_start_frame(t.options().input, run_flags.start_frame, [&](const fmt::Frame& f) {
+                nbody::StartState state = nbody::read_start(f, defaults);
+                nbody::validate(state.params);  // what the file holds, before the flags change it
+                nbody::validate(state.bodies);
+                return state;
+            });
+            if (units && all.params.units.kind != defaults.units.kind)
+                throw UsageError("the input is in " + std::string(nbody::unit_system_name(all.params.units.kind)) +
+                                 " units; --units " + *units + " would reinterpret its numbers");
+            overrides.apply(all.params);
+            nbody::validate(all.params);
+            return all;
         });
-        if (units && start.params.units.kind != defaults.units.kind)
-            throw UsageError("the input is in " + std::string(nbody::unit_system_name(start.params.units.kind)) +
-                             " units; --units " + *units + " would reinterpret its numbers");
-        overrides.apply(start.params);
-        nbody::validate(start.params);
         sim_options.solver.profile = t.options().profile;
 
-        nbody::NbodySimulation simulation(backend, start, sim_options);
+        nbody::NbodySimulation simulation(backend, start, sim_options, ranks);
         if (force_error) {
-            write_force_error(simulation.solver(), *force_error, t.options().seed, t.options().output);
+            write_force_error(simulation.solver(), *force_error, t.options().seed, t.options().output, ranks);
             return 0;
         }
-        t.log().info("simulating " + std::to_string(simulation.size()) + " bodies on " + backend.describe() + " from step " +
+        std::string where = backend.describe();
+        if (ranks.size() > 1) where = ranks.describe() + ", " + where + " on rank 0";
+        t.log().info("simulating " + std::to_string(simulation.size()) + " bodies on " + where + " from step " +
                      std::to_string(start.step) + " (t = " + format_g(start.time) + "): " + describe(start.params));
 
-        auto writer = fmt::open_writer(t.options().output, writer_options(run_flags, t));
+        auto writer = run::open_frame_writer(ranks, t.options().output, writer_options(run_flags, t));
         const run::RunReport report = run::run_simulation(
             simulation, *writer, options, run::make_provenance("nbody-run", t.command_line(), backend.describe()),
             t.log());
         t.log().info(report.summary());
         nbody::Solver& solver = simulation.solver();
-        log_work(solver, report, t.log());
-        if (t.options().profile) std::fprintf(stderr, "%s", solver.profile().report().c_str());
-        return report.interrupted ? 128 + interrupt_signal() : 0;
+        log_work(solver, report, t.log(), ranks.size());
+        if (t.options().profile && ranks.root()) std::fprintf(stderr, "%s", solver.profile().report().c_str());
+        return report.interrupted ? 128 + report.signal : 0;
     });
 }
 

@@ -107,6 +107,17 @@ TEST_CASE("allgather, allgatherv and gatherv keep rank order") {
     }
 }
 
+TEST_CASE("allgather_concat: every rank's values one after the other") {
+    const Communicator c = world();
+    // Rank r gives r values r * 100 + k (rank 0 none).
+    std::vector<std::uint64_t> mine;
+    for (int k = 0; k < c.rank(); ++k) mine.push_back(std::uint64_t(100 * c.rank() + k));
+    std::vector<std::uint64_t> expected;
+    for (int r = 0; r < c.size(); ++r)
+        for (int k = 0; k < r; ++k) expected.push_back(std::uint64_t(100 * r + k));
+    CHECK(c.allgather_concat(std::span<const std::uint64_t>(mine)) == expected);
+}
+
 TEST_CASE("bcast: fixed and variable sizes from any root") {
     const Communicator c = world();
     for (int root = 0; root < c.size(); ++root) {

@@ -79,13 +79,14 @@ inline HostTree build_tree(const Backend& backend, const std::vector<Vec3d>& x, 
     DeviceBuffer<Vec4f> accel(backend, n);
     DeviceBuffer<std::uint32_t> cells(backend, group_count(n)), pairs(backend, group_count(n));
     with_exec(backend, [&](const auto& e) {
-        tree.build_nodes(e, box.data(), n);
+        tree.build_nodes(e, box.data(), tree.sorted_keys(), n);
         tree.compute_multipoles(e, bodies.data());
         if (options.walk) {
             TreeWalk w;
             w.tree = tree.view();
             w.bodies = bodies.data();
             w.body_count = n;
+            w.target_end = n;
             w.softening = options.softening;
             w.theta = options.theta;
             w.quadrupole = options.quadrupole;
