@@ -58,12 +58,20 @@ PK_DEVICE_INLINE float approx_divide(float a, float b) {
 #endif
 }
 
-// The larger of a and b (either one when a NaN is involved: NaN is caught elsewhere).
+// The larger (smaller) of a and b. A NaN in a gives b, as fmaxf (fminf) does; a NaN in b gives
+// either (NaN is caught elsewhere). On the CPU one instruction, where fmaxf is a library call.
 PK_DEVICE_INLINE float max_of(float a, float b) {
 #if defined(__CUDA_ARCH__)
     return fmaxf(a, b);
 #else
     return a > b ? a : b;
+#endif
+}
+PK_DEVICE_INLINE float min_of(float a, float b) {
+#if defined(__CUDA_ARCH__)
+    return fminf(a, b);
+#else
+    return a < b ? a : b;
 #endif
 }
 

@@ -5,6 +5,9 @@
 
 #include <cstdint>
 #include <type_traits>
+#if !defined(__CUDA_ARCH__) && defined(__SSE2__)
+#include <immintrin.h>
+#endif
 
 #include "core/fast_math.hpp"
 #include "base/hd.hpp"
@@ -21,7 +24,7 @@ PK_DEVICE_INLINE int imax(int a, int b) { return a > b ? a : b; }
 // Cell coordinate along one axis in unwrapped cell units, clamped to +-2^30 (NaN gives 0).
 PK_DEVICE_INLINE int unwrapped_coord(float x, float origin, float inv_cell) {
     float t = (x - origin) * inv_cell;
-    t = fminf(fmaxf(t, -1073741824.0f), 1073741824.0f);
+    t = min_of(max_of(t, -1073741824.0f), 1073741824.0f);
     return static_cast<int>(floorf(t));
 }
 
@@ -42,7 +45,7 @@ PK_DEVICE_INLINE int cell_coord(const CellGridView& g, int axis, float x) {
     const int n = g.dims[axis];
     if (g.box.periodic_mask & (1u << axis)) return detail::wrap_coord(detail::unwrapped_coord(x, origin, inv), n);
     float t = (x - origin) * inv;
-    t = fminf(fmaxf(t, 0.0f), static_cast<float>(n - 1));
+    t = min_of(max_of(t, 0.0f), static_cast<float>(n - 1));
     return static_cast<int>(t);
 }
 
@@ -100,8 +103,8 @@ PK_DEVICE_INLINE void tight_bounds(const CellGridView& g, int axis, float x, flo
         return;
     }
     const float top = static_cast<float>(n - 1);
-    lo = static_cast<int>(fminf(fmaxf((x - reach - origin) * inv, 0.0f), top));
-    hi = static_cast<int>(fminf(fmaxf((x + reach - origin) * inv, 0.0f), top));
+    lo = static_cast<int>(min_of(max_of((x - reach - origin) * inv, 0.0f), top));
+    hi = static_cast<int>(min_of(max_of((x + reach - origin) * inv, 0.0f), top));
 }
 
 // The `ball` shape along one axis (y or z) of a search from a position at u (cell units from
@@ -125,7 +128,7 @@ struct SlabDistance {
     PK_DEVICE_INLINE float operator()(int c) const {
         const float below = c == 0 && last >= 0 ? 0.0f : static_cast<float>(c) - u;
         const float above = c == last ? 0.0f : u - static_cast<float>(c + 1);
-        return fmaxf(fmaxf(below, above) - margin, 0.0f) * cell;
+        return max_of(max_of(below, above) - margin, 0.0f) * cell;
     }
 };
 
@@ -336,34 +339,80 @@ PK_HD std::uint32_t for_each_candidate_range_grouped(const CellGridView& g, Vec3
     return cells;
 }
 
+namespace detail {
+// The distance tests of for_each_neighbor_record fill a bit mask per chunk of candidates: a
+// warp's 32 lanes' worth on the GPU, 64 on the CPU.
+#if defined(__CUDA_ARCH__)
+using CandidateMask = std::uint32_t;
+PK_DEVICE_INLINE std::uint32_t lowest_set_bit(std::uint32_t m) { return static_cast<std::uint32_t>(__ffs(m) - 1); }
+#else
+using CandidateMask = std::uint64_t;
+inline std::uint32_t lowest_set_bit(std::uint64_t m) { return static_cast<std::uint32_t>(__builtin_ctzll(m)); }
+#endif
+
+#if !defined(__CUDA_ARCH__) && defined(__SSE2__)
+// The distance tests of four records at once on the CPU, open box: bit i set when record i is
+// within the radius. Lane by lane the float operations of distance2(p - q), so the same bits.
+struct FourCandidates {
+    __m128 px, py, pz, radius2;
+    FourCandidates(Vec3f p, float r2) : px(_mm_set1_ps(p.x)), py(_mm_set1_ps(p.y)), pz(_mm_set1_ps(p.z)), radius2(_mm_set1_ps(r2)) {}
+    std::uint32_t operator()(const Vec4f* c) const {
+        const __m128 r0 = _mm_loadu_ps(&c[0].x), r1 = _mm_loadu_ps(&c[1].x);
+        const __m128 r2 = _mm_loadu_ps(&c[2].x), r3 = _mm_loadu_ps(&c[3].x);
+        const __m128 xy01 = _mm_unpacklo_ps(r0, r1), xy23 = _mm_unpacklo_ps(r2, r3);  // x0 x1 y0 y1, x2 x3 y2 y3
+        const __m128 zw01 = _mm_unpackhi_ps(r0, r1), zw23 = _mm_unpackhi_ps(r2, r3);
+        const __m128 dx = _mm_sub_ps(px, _mm_movelh_ps(xy01, xy23));
+        const __m128 dy = _mm_sub_ps(py, _mm_movehl_ps(xy23, xy01));
+        const __m128 dz = _mm_sub_ps(pz, _mm_movelh_ps(zw01, zw23));
+        const __m128 d2 = _mm_add_ps(_mm_add_ps(_mm_mul_ps(dx, dx), _mm_mul_ps(dy, dy)), _mm_mul_ps(dz, dz));
+        return static_cast<std::uint32_t>(_mm_movemask_ps(_mm_cmple_ps(d2, radius2)));
+    }
+};
+#endif
+}  // namespace detail
+
+// Distance tests first, a chunk of candidates at a time into a bit mask, then the body for the
+// set bits only, in the candidates' order. On the GPU the lanes of a warp then run the body
+// about as often as the lane with the most neighbours in the chunk needs it, not once per
+// candidate (about 1 in 4 candidates is a neighbour at k = 1); on the CPU the tests carry no
+// branch, which mispredicted for about a third of the candidates (docs/PERFORMANCE.md). The test
+// loop is compiled once without the minimum image (Box::displacement is then p - q), so that
+// open boxes skip its branch.
 template <class Record, class F>
 PK_HD void for_each_neighbor_record(const CellGridView& g, const Record* records, Vec3f p, F&& f) {
+    using detail::CandidateMask;
+    constexpr std::uint32_t kChunk = 8 * sizeof(CandidateMask);
     const Box box = g.box;
     const float radius2 = g.radius2;
-#if defined(__CUDA_ARCH__)
-    // Distance tests first, 32 candidates at a time into a bit mask, then the body for the set
-    // bits only: the lanes of a warp then run the body about as often as the lane with the most
-    // neighbours in the chunk needs it, not once per candidate (about 1 in 4 candidates is a
-    // neighbour at k = 1). Same visiting order as below. The test loop is compiled once without
-    // the minimum image (Box::displacement is then p - q), so that open boxes skip its branch.
     auto test_chunk = [&](auto periodic, std::uint32_t chunk, std::uint32_t size) {
-        std::uint32_t accepted = 0;
+        CandidateMask accepted = 0;
         const Record* candidate = records + chunk;  // a pointer walk: no index arithmetic per load
-        for (std::uint32_t i = 0; i < size; ++i, ++candidate) {
+        std::uint32_t i = 0;
+#if !defined(__CUDA_ARCH__) && defined(__SSE2__)
+        if constexpr (!decltype(periodic)::value && std::is_same_v<Record, Vec4f>) {
+            const detail::FourCandidates four(p, radius2);
+            for (; i + 4 <= size; i += 4, candidate += 4) accepted |= CandidateMask{four(candidate)} << i;
+        }
+#endif
+        for (; i < size; ++i, ++candidate) {
             const Record r = *candidate;
             const Vec3f q{r.x, r.y, r.z};
             const Vec3f d = decltype(periodic)::value ? box.displacement(p, q) : p - q;
+#if defined(__CUDA_ARCH__)
             if (distance2(d) <= radius2) accepted |= 1u << i;
+#else
+            accepted |= static_cast<CandidateMask>(distance2(d) <= radius2) << i;
+#endif
         }
         return accepted;
     };
     for_each_candidate_range<SearchShape::ball>(g, p, [&](std::uint32_t begin, std::uint32_t end) {
-        for (std::uint32_t chunk = begin; chunk < end; chunk += 32u) {
-            const std::uint32_t size = end - chunk < 32u ? end - chunk : 32u;
-            std::uint32_t accepted = box.periodic_mask ? test_chunk(std::true_type{}, chunk, size)
+        for (std::uint32_t chunk = begin; chunk < end; chunk += kChunk) {
+            const std::uint32_t size = end - chunk < kChunk ? end - chunk : kChunk;
+            CandidateMask accepted = box.periodic_mask ? test_chunk(std::true_type{}, chunk, size)
                                                        : test_chunk(std::false_type{}, chunk, size);
             while (accepted) {
-                const std::uint32_t j = chunk + static_cast<std::uint32_t>(__ffs(accepted) - 1);
+                const std::uint32_t j = chunk + detail::lowest_set_bit(accepted);
                 accepted &= accepted - 1u;
                 const Record r = records[j];
                 const Vec3f d = box.displacement(p, Vec3f{r.x, r.y, r.z});
@@ -371,16 +420,6 @@ PK_HD void for_each_neighbor_record(const CellGridView& g, const Record* records
             }
         }
     });
-#else
-    for_each_candidate_range<SearchShape::ball>(g, p, [&](std::uint32_t begin, std::uint32_t end) {
-        for (std::uint32_t j = begin; j < end; ++j) {
-            const Record r = records[j];
-            const Vec3f d = box.displacement(p, Vec3f{r.x, r.y, r.z});
-            const float r2 = distance2(d);
-            if (r2 <= radius2) f(j, d, r2, r);
-        }
-    });
-#endif
 }
 
 template <SearchShape Shape, class F> PK_HD void for_each_neighbor(const CellGridView& g, Vec3f p, F&& f) {

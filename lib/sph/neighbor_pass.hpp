@@ -24,12 +24,14 @@
 #include "base/vec.hpp"
 #include "frnn/cell_grid.hpp"
 
-// Neighbour-loop bodies must be inlined into the search loop: without this GCC keeps a large
-// pair body as a call per candidate (half of the CPU time). nvcc inlines them anyway.
+// A pass is one function on the CPU, everything it calls inlined: past its size limits GCC's
+// inliner leaves the pair body (its sums then in memory), the kernel, the minimum image and the
+// row search as calls per candidate (+20% of the CPU step, docs/PERFORMANCE.md). nvcc inlines
+// them anyway.
 #if defined(__CUDACC__)
-#define PK_NEIGHBOR_BODY
+#define PK_NEIGHBOR_PASS
 #else
-#define PK_NEIGHBOR_BODY __attribute__((always_inline))
+#define PK_NEIGHBOR_PASS __attribute__((flatten))
 #endif
 
 namespace partikel::sph {
@@ -79,7 +81,7 @@ template <class Interaction, bool Ghosts = false> struct NeighborPass {
     NeighborLists lists{};
     ListUse use = ListUse::none;
     [[no_unique_address]] std::conditional_t<Ghosts, GhostCells, NoGhosts> ghosts{};
-    PK_HD void operator()(std::size_t a) const {
+    PK_HD PK_NEIGHBOR_PASS void operator()(std::size_t a) const {
         const typename Interaction::Particle self = interaction.load(a);
         typename Interaction::Sums sums{};
         if (!interaction.interacts(self)) {
@@ -98,7 +100,7 @@ template <class Interaction, bool Ghosts = false> struct NeighborPass {
             }
         } else {
             std::uint32_t found = 0;
-            auto visit = [&](std::uint32_t b, Vec3f r_ab, float r2, const Vec4f& record_b) PK_NEIGHBOR_BODY {
+            auto visit = [&](std::uint32_t b, Vec3f r_ab, float r2, const Vec4f& record_b) {
                 if (use == ListUse::write && found < lists.capacity) lists.index[found * lists.stride + a] = b;
                 ++found;
                 if (r2 <= lists.pair_radius2) interaction.pair(self, b, r_ab, r2, record_b, sums);
@@ -109,8 +111,9 @@ template <class Interaction, bool Ghosts = false> struct NeighborPass {
                 if (x <= ghosts.below || x >= ghosts.above)
                     frnn::for_each_neighbor_record(
                         ghosts.grid, records + ghosts.offset, self.r,
-                        [&](std::uint32_t j, Vec3f r_ab, float r2, const Vec4f& record_b)
-                            PK_NEIGHBOR_BODY { visit(ghosts.offset + j, r_ab, r2, record_b); });
+                        [&](std::uint32_t j, Vec3f r_ab, float r2, const Vec4f& record_b) {
+                            visit(ghosts.offset + j, r_ab, r2, record_b);
+                        });
             }
             if (use == ListUse::write) lists.count[a] = found;
         }

@@ -140,7 +140,7 @@ template <class Kernel, class Diffusion, class Extras> struct Rates {
     PK_DEVICE_INLINE void pair(const Particle& a, std::uint32_t b, Vec3f r_ab, float r2, const Vec4f& record_b,
                                Sums& s) const {
         if (b == a.index) return;
-        if (fmaxf(a.w, record_b.w) < 0.0f) return;  // boundary-boundary pairs (both masses negative) do nothing
+        if (max_of(a.w, record_b.w) < 0.0f) return;  // boundary-boundary pairs (both masses negative) do nothing
         const float m_b = fabsf(record_b.w);
         const Vec4f vr_b = velocity_density[b];
         const float pressure_term_b = load_now(pressure_term + b);  // used last; its latency hides below
