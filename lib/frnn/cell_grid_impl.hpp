@@ -8,6 +8,7 @@
 
 #include "core/atomics.hpp"
 #include "core/buffer.hpp"
+#include "core/key_ranges.hpp"
 #include "base/hd.hpp"
 #include "base/error.hpp"
 #include "core/timer.hpp"
@@ -68,23 +69,6 @@ struct GatherPositions {
     const std::uint32_t* sorted_to_original;
     Vec3f* sorted_positions;
     PK_HD void operator()(std::size_t k) const { sorted_positions[k] = positions[sorted_to_original[k]]; }
-};
-
-// Radix build: cell_start[c] = first sorted index whose cell is >= c (binary search), c <= cells.
-struct CellStartsFromSortedKeys {
-    const std::uint32_t* sorted_cells;
-    std::uint32_t n;
-    std::uint32_t* cell_start;
-    PK_HD void operator()(std::size_t c) const {
-        std::uint32_t lo = 0, hi = n;
-        const auto key = static_cast<std::uint32_t>(c);
-        while (lo < hi) {
-            const std::uint32_t mid = lo + (hi - lo) / 2;
-            if (sorted_cells[mid] < key) lo = mid + 1;
-            else hi = mid;
-        }
-        cell_start[c] = lo;
-    }
 };
 
 }  // namespace kernels
@@ -152,10 +136,7 @@ void CellGrid::build_phase(const Exec& exec, const Vec3f* positions, std::size_t
         } else {
             exec.for_each(n, kernels::GatherPositions{positions, sorted_to_original_.data(), sorted_positions_.data()},
                           "frnn.grid.gather");
-            exec.for_each(cells + 1,
-                          kernels::CellStartsFromSortedKeys{sorted_cells_.data(), static_cast<std::uint32_t>(n),
-                                                            cell_start_.data()},
-                          "frnn.grid.starts");
+            key_starts(exec, sorted_cells_.data(), n, cells, cell_start_.data(), "frnn.grid.starts");
         }
     }
 }

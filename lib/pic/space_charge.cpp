@@ -50,8 +50,7 @@ SpaceChargeSolver::SpaceChargeSolver(const Backend& backend, const SpaceChargeOp
         const std::size_t n = std::max<std::size_t>(particles, 1);
         for (auto* b : {&keys_, &keys_sorted_, &identity_, &order_}) *b = DeviceBuffer<std::uint32_t>(backend, n);
         const std::size_t cells = deposition_ == Deposition::sorted ? shape_.cells() : std::size_t(shape_.z_cells());
-        begin_ = DeviceBuffer<std::uint32_t>(backend, cells + 1);
-        end_ = DeviceBuffer<std::uint32_t>(backend, cells + 1);
+        cell_start_ = DeviceBuffer<std::uint32_t>(backend, cells + 1);
         block_first_ = DeviceBuffer<std::uint32_t>(backend, std::size_t(shape_.z_cells()) + 1);
         if (deposition_ == Deposition::sorted) fractions_ = DeviceBuffer<CellFractions>(backend, n);
         const int padded[2] = {2 * o.ny, 2 * o.nx};
@@ -118,8 +117,8 @@ void SpaceChargeSolver::solve(const BeamView& beam, PhaseProfile* profile) {
 }
 
 DepositBuffers SpaceChargeSolver::buffers() {
-    return {keys_.data(), keys_sorted_.data(), identity_.data(), order_.data(), begin_.data(),
-            end_.data(),  block_first_.data(), fractions_.data()};
+    return {keys_.data(),       keys_sorted_.data(), identity_.data(), order_.data(), cell_start_.data(),
+            block_first_.data(), fractions_.data()};
 }
 
 FieldMapView SpaceChargeSolver::field_map(double kick_length_m) const {
@@ -153,7 +152,7 @@ GridGeometry SpaceChargeSolver::geometry() const { return geometry_.to_vector()[
 std::size_t SpaceChargeSolver::device_bytes() const {
     std::size_t b = rho_.bytes() + spectrum_.bytes() + green_.bytes() + green_spectrum_.bytes() + moments_.bytes() +
                     field_.bytes() + slice_weight_.bytes() + keys_.bytes() + keys_sorted_.bytes() +
-                    identity_.bytes() + order_.bytes() + begin_.bytes() + end_.bytes() + block_first_.bytes() +
+                    identity_.bytes() + order_.bytes() + cell_start_.bytes() + block_first_.bytes() +
                     fractions_.bytes() + line_.bytes() + line_spectrum_.bytes() + ez_.bytes() + workspace_.size();
     if (slices_fft_) b += slices_fft_->work_bytes() + green_fft_->work_bytes();
     if (line_fft_) b += line_fft_->work_bytes();

@@ -93,7 +93,7 @@ private:
     DeviceBuffer<double> moments_;
     DeviceBuffer<TransverseField> field_;
     DeviceBuffer<float> slice_weight_;
-    DeviceBuffer<std::uint32_t> keys_, keys_sorted_, identity_, order_, begin_, end_, block_first_;
+    DeviceBuffer<std::uint32_t> keys_, keys_sorted_, identity_, order_, cell_start_, block_first_;
     DeviceBuffer<CellFractions> fractions_;
     std::optional<RealFft> slices_fft_, green_fft_;
     // longitudinal

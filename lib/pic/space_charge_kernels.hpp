@@ -43,8 +43,7 @@ struct DepositBuffers {
     std::uint32_t* keys_sorted;   // n
     std::uint32_t* identity;      // n: 0, 1, 2, ...
     std::uint32_t* order;         // n: particle indices by cell
-    std::uint32_t* begin;         // cells + 1
-    std::uint32_t* end;           // cells + 1
+    std::uint32_t* cell_start;    // cells + 1: cell c's particles are [cell_start[c], cell_start[c + 1]) of order
     std::uint32_t* block_first;   // privatised: z_cells + 1
     CellFractions* fractions;     // sorted: n
 };

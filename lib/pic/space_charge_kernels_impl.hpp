@@ -4,6 +4,7 @@
 
 #include "core/atomics.hpp"
 #include "core/exec.hpp"
+#include "core/key_ranges.hpp"
 #include "pic/reference.hpp"
 #include "pic/space_charge_kernels.hpp"
 
@@ -84,32 +85,16 @@ struct CellKeys {
     }
 };
 
-// begin/end of each key's run in sorted keys (zeroed before: empty cells stay [0, 0)).
-struct CellRanges {
-    const std::uint32_t* sorted;
-    std::size_t n;
-    std::uint32_t invalid;
-    std::uint32_t* begin;
-    std::uint32_t* end;
-    PK_DEVICE_INLINE void operator()(std::size_t p) const {
-        const std::uint32_t key = sorted[p];
-        if (key >= invalid) return;
-        if (p == 0 || sorted[p - 1] != key) begin[key] = std::uint32_t(p);
-        if (p + 1 == n || sorted[p + 1] != key) end[key] = std::uint32_t(p + 1);
-    }
-};
-
 // First block of each z cell in the privatised deposition (one thread; a few hundred cells).
 struct BlockFirst {
-    const std::uint32_t* begin;
-    const std::uint32_t* end;
+    const std::uint32_t* cell_start;
     int cells;
     std::uint32_t* first;
     PK_DEVICE_INLINE void operator()(std::size_t) const {
         std::uint32_t total = 0;
         for (int k = 0; k < cells; ++k) {
             first[k] = total;
-            total += (end[k] - begin[k] + kDepositChunk - 1) / kDepositChunk;
+            total += (cell_start[k + 1] - cell_start[k] + kDepositChunk - 1) / kDepositChunk;
         }
         first[cells] = total;
     }
@@ -119,8 +104,7 @@ struct DepositPrivatised {
     static constexpr int kThreads = 256;
     BeamView b;
     const std::uint32_t* order;
-    const std::uint32_t* begin;
-    const std::uint32_t* end;
+    const std::uint32_t* cell_start;
     const std::uint32_t* block_first;
     const GridGeometry* geometry;
     GridShape s;
@@ -137,8 +121,9 @@ struct DepositPrivatised {
             else hi = mid;
         }
         const int k = lo;
-        const std::uint32_t first = begin[k] + (block - block_first[k]) * kDepositChunk;
-        const std::uint32_t last = end[k] < first + kDepositChunk ? end[k] : first + kDepositChunk;
+        const std::uint32_t first = cell_start[k] + (block - block_first[k]) * kDepositChunk;
+        const std::uint32_t end = cell_start[k + 1];
+        const std::uint32_t last = end < first + kDepositChunk ? end : first + kDepositChunk;
         const int nx = s.nx, plane = s.nx * s.ny, planes = s.nz == 1 ? 1 : 2;
         float* local = blk.template shared<float>();
         blk.threads([&](int t) {
@@ -210,8 +195,7 @@ struct SortedFractions {
 // with weight (dx ? fx : 1 - fx) (dy ? ...) (dz ? ...).
 struct GatherNodes {
     const CellFractions* fractions;
-    const std::uint32_t* begin;
-    const std::uint32_t* end;
+    const std::uint32_t* cell_start;
     GridShape s;
     float* rho;
     PK_DEVICE_INLINE void operator()(std::size_t node) const {
@@ -233,7 +217,7 @@ struct GatherNodes {
                     const int ic = i - dx;
                     if (ic < 0 || ic > nx - 2) continue;
                     const std::size_t cell = (std::size_t(kc) * std::size_t(ny) + std::size_t(jc)) * std::size_t(nx) + std::size_t(ic);
-                    for (std::uint32_t p = begin[cell]; p < end[cell]; ++p) {
+                    for (std::uint32_t p = cell_start[cell]; p < cell_start[cell + 1]; ++p) {
                         const CellFractions f = fractions[p];
                         sum += (dx ? f.fx : 1.0f - f.fx) * (dy ? f.fy : 1.0f - f.fy) * (dz ? f.fz : 1.0f - f.fz);
                     }
@@ -472,9 +456,7 @@ void sort_by_cell(const Exec& exec, Workspace& ws, const BeamView& beam, const G
     const std::size_t n = beam.n;
     exec.for_each(n, CellKeys{beam, geometry, shape, full ? 1 : 0, d.keys, d.identity}, "pic.cell_keys");
     exec.sort_pairs(ws, d.keys, d.keys_sorted, d.identity, d.order, n, 0, key_bits(cells));
-    exec.fill_zero(d.begin, (cells + 1) * sizeof(std::uint32_t));
-    exec.fill_zero(d.end, (cells + 1) * sizeof(std::uint32_t));
-    exec.for_each(n, CellRanges{d.keys_sorted, n, cells, d.begin, d.end}, "pic.cell_ranges");
+    key_starts(exec, d.keys_sorted, n, cells, d.cell_start, "pic.cell_starts");
 }
 }  // namespace sc
 
@@ -484,10 +466,10 @@ void deposit_privatised(const Exec& exec, Workspace& ws, const BeamView& beam, c
     exec.fill_zero(rho, std::size_t(shape.nz) * shape.padded_plane() * sizeof(float));
     const auto cells = std::uint32_t(shape.z_cells());
     sc::sort_by_cell(exec, ws, beam, geometry, shape, d, false, cells);
-    exec.for_each(1, sc::BlockFirst{d.begin, d.end, int(cells), d.block_first}, "pic.block_first");
+    exec.for_each(1, sc::BlockFirst{d.cell_start, int(cells), d.block_first}, "pic.block_first");
     const std::size_t blocks = (beam.n + kDepositChunk - 1) / kDepositChunk + cells;
     exec.for_each_block(blocks, privatised_shared_bytes(shape),
-                        sc::DepositPrivatised{beam, d.order, d.begin, d.end, d.block_first, geometry, shape, rho},
+                        sc::DepositPrivatised{beam, d.order, d.cell_start, d.block_first, geometry, shape, rho},
                         "pic.deposit_privatised");
 }
 
@@ -500,7 +482,7 @@ void deposit_sorted(const Exec& exec, Workspace& ws, const BeamView& beam, const
     exec.for_each(beam.n, sc::SortedFractions{beam, d.order, d.keys_sorted, cells, geometry, shape, d.fractions},
                   "pic.sorted_fractions");
     exec.for_each(std::size_t(shape.nz) * std::size_t(shape.nx) * std::size_t(shape.ny),
-                  sc::GatherNodes{d.fractions, d.begin, d.end, shape, rho}, "pic.gather_nodes");
+                  sc::GatherNodes{d.fractions, d.cell_start, shape, rho}, "pic.gather_nodes");
 }
 
 template <class Exec>

@@ -9,6 +9,7 @@
 #include "base/error.hpp"
 #include "base/hd.hpp"
 #include "core/exec.hpp"
+#include "core/key_ranges.hpp"
 #include "render/raster.hpp"
 
 namespace partikel::render {
@@ -153,22 +154,6 @@ template <class Splat> struct EmitTilePairs {
                 values[slot] = std::uint32_t(i);
                 ++slot;
             }
-    }
-};
-
-// start[t] = first pair whose tile is >= t (binary search in the sorted keys), t <= tiles.
-struct TileStarts {
-    const std::uint32_t* sorted_keys;
-    std::uint32_t pairs;
-    std::uint32_t* start;
-    PK_HD void operator()(std::size_t t) const {
-        std::uint32_t lo = 0, hi = pairs;
-        while (lo < hi) {
-            const std::uint32_t mid = lo + (hi - lo) / 2;
-            if (sorted_keys[mid] < std::uint32_t(t)) lo = mid + 1;
-            else hi = mid;
-        }
-        start[t] = lo;
     }
 };
 
@@ -352,8 +337,7 @@ template <class Exec, class Splat> std::size_t TileBinner::bin(const Exec& exec,
     while (bits < 32 && (std::size_t{1} << bits) < tiles_.tiles()) ++bits;
     exec.sort_pairs(workspace_, keys_.data(), sorted_keys_.data(), values_.data(), sorted_values_.data(), pairs, 0,
                     bits);
-    exec.for_each(tiles_.tiles() + 1, kernels::TileStarts{sorted_keys_.data(), pairs, tile_start_.data()},
-                  "render.tile_starts");
+    key_starts(exec, sorted_keys_.data(), pairs, tiles_.tiles(), tile_start_.data(), "render.tile_starts");
     return pairs;
 }
 

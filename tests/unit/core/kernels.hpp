@@ -28,4 +28,13 @@ template <class Exec>
 void block_histogram(const Exec& exec, std::size_t n, const std::uint32_t* bins, std::uint32_t bin_count,
                      std::uint32_t* counts);
 
+// core/key_ranges.hpp over 32- and 64-bit keys: start[k] for k = 0 .. key_count, and
+// bound_start[j] for the ascending bounds.
+template <class Exec>
+void sorted_key_starts(const Exec& exec, const std::uint32_t* sorted, std::size_t n, std::size_t key_count,
+                       std::uint32_t* start);
+template <class Exec>
+void sorted_bound_starts(const Exec& exec, const std::uint64_t* sorted, std::size_t n, const std::uint64_t* bounds,
+                         std::size_t bound_count, std::uint32_t* start);
+
 }  // namespace partikel::test

@@ -3,6 +3,7 @@
 #include "base/hd.hpp"
 #include "core/atomics.hpp"
 #include "core/exec.hpp"
+#include "core/key_ranges.hpp"
 #include "kernels.hpp"
 
 namespace partikel::test {
@@ -105,11 +106,26 @@ void block_histogram(const Exec& exec, std::size_t n, const std::uint32_t* bins,
                         "test.private_histogram");
 }
 
+template <class Exec>
+void sorted_key_starts(const Exec& exec, const std::uint32_t* sorted, std::size_t n, std::size_t key_count,
+                       std::uint32_t* start) {
+    key_starts(exec, sorted, n, key_count, start, "test.key_starts");
+}
+
+template <class Exec>
+void sorted_bound_starts(const Exec& exec, const std::uint64_t* sorted, std::size_t n, const std::uint64_t* bounds,
+                         std::size_t bound_count, std::uint32_t* start) {
+    bound_starts(exec, sorted, n, bounds, bound_count, start, "test.bound_starts");
+}
+
 #define PK_TEST_KERNELS_INSTANTIATE(Exec)                                                                       \
     template void saxpy(const Exec&, std::size_t, float, const float*, float*);                                \
     template void atomic_checks(const Exec&, std::size_t, const std::uint32_t*, std::uint32_t, std::uint32_t*, \
                                 std::uint32_t*, const float*, float*, float*);                                 \
     template void block_tile_sums(const Exec&, std::size_t, std::size_t, const float*, float*);                             \
-    template void block_histogram(const Exec&, std::size_t, const std::uint32_t*, std::uint32_t, std::uint32_t*);
+    template void block_histogram(const Exec&, std::size_t, const std::uint32_t*, std::uint32_t, std::uint32_t*); \
+    template void sorted_key_starts(const Exec&, const std::uint32_t*, std::size_t, std::size_t, std::uint32_t*); \
+    template void sorted_bound_starts(const Exec&, const std::uint64_t*, std::size_t, const std::uint64_t*,     \
+                                      std::size_t, std::uint32_t*);
 
 }  // namespace partikel::test

@@ -123,8 +123,46 @@ void block_histogram_body(const Backend& b) {
     }
 }
 
+// key_starts and bound_starts against std::lower_bound: empty keys, runs, keys past the last
+// (they belong to no range), no rows at all.
+void key_starts_body(const Backend& b) {
+    for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{1000}, std::size_t{70001}}) {
+        CAPTURE(n);
+        const std::size_t key_count = 97;
+        std::mt19937 rng(std::uint32_t(n) + 3);
+        std::vector<std::uint32_t> keys(n);
+        for (auto& k : keys) k = rng() % (key_count + 5);  // some >= key_count
+        std::sort(keys.begin(), keys.end());
+        DeviceBuffer<std::uint32_t> d_keys(b, std::max<std::size_t>(n, 1)), d_start(b, key_count + 1);
+        if (n) d_keys.copy_from_host(keys);
+        with_exec(b, [&](const auto& e) { test::sorted_key_starts(e, d_keys.data(), n, key_count, d_start.data()); });
+        std::vector<std::uint32_t> want(key_count + 1);
+        for (std::size_t k = 0; k <= key_count; ++k)
+            want[k] = std::uint32_t(std::lower_bound(keys.begin(), keys.end(), std::uint32_t(k)) - keys.begin());
+        CHECK(d_start.to_vector() == want);
+
+        std::vector<std::uint64_t> keys64(n);
+        for (auto& k : keys64) k = (std::uint64_t(rng()) << 31) ^ rng();
+        std::sort(keys64.begin(), keys64.end());
+        const std::vector<std::uint64_t> bounds = {0, 1, std::uint64_t(1) << 40, std::uint64_t(1) << 61,
+                                                   n ? keys64[n / 2] : 5, ~std::uint64_t(0)};
+        DeviceBuffer<std::uint64_t> d_keys64(b, std::max<std::size_t>(n, 1)), d_bounds(b, bounds.size());
+        DeviceBuffer<std::uint32_t> d_bound_start(b, bounds.size());
+        if (n) d_keys64.copy_from_host(keys64);
+        d_bounds.copy_from_host(bounds);
+        with_exec(b, [&](const auto& e) {
+            test::sorted_bound_starts(e, d_keys64.data(), n, d_bounds.data(), bounds.size(), d_bound_start.data());
+        });
+        std::vector<std::uint32_t> want_bounds;
+        for (std::uint64_t x : bounds)
+            want_bounds.push_back(std::uint32_t(std::lower_bound(keys64.begin(), keys64.end(), x) - keys64.begin()));
+        CHECK(d_bound_start.to_vector() == want_bounds);
+    }
+}
+
 }  // namespace
 
+PK_BACKEND_TEST("core.key_starts finds each key's range in sorted keys", key_starts_body)
 PK_BACKEND_TEST("core.for_each_block shares a tile between the threads of a block", block_tiles_body)
 PK_BACKEND_TEST("core.for_each_block privatises a histogram per block", block_histogram_body)
 PK_BACKEND_TEST("core.for_each runs every index once", saxpy_body)
