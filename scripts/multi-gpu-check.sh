@@ -3,24 +3,36 @@
 # build for sm_90 with MPI and NCCL, run the tests labelled mpi (CPU ranks, and the gpu+mpi
 # comparisons of 2 GPUs with 1), then bench_dist under mpirun: strong scaling 1 -> 2 -> 4 GPUs
 # at 16M and 64M particles, weak scaling at 16M per GPU, and the dam break's imbalance without
-# and with balancing. Logs under $OUT (at most 8 files: machine.txt, configure/build logs,
-# mpi-tests.log, bench.txt, dist.jsonl, table.txt); the table comes last on stdout.
+# and with balancing; (part pic) bench_pic's space-charge turn at 10M macroparticles on a
+# 128 x 128 x 64 grid with 16 kicks across 1, 2, 4 GPUs (docs/PIC.md, "Running across ranks");
+# (part render) bench_render's 64M-particle 1920 x 1080 fluid frame sort-last across 1, 2, 4
+# GPUs and a 100-frame sequence rendered by splat-render frame-parallel on 1 and 4 GPUs
+# (docs/RENDER.md, "Across GPUs"). Logs under $OUT (machine.txt, configure/build logs,
+# mpi-tests.log, bench.txt, dist.jsonl, table.txt, pic.txt, pic.jsonl, pic-table.txt,
+# render.txt, render.jsonl, render-table.txt); the tables come last on stdout.
 #
-#   scripts/multi-gpu-check.sh [--parts tests,strong,weak,balance] [--steps N] [--sizes 16e6,64e6]
-#                              [--per-rank 16e6] [--jobs N] [--no-build]
+#   scripts/multi-gpu-check.sh [--parts tests,strong,weak,balance,pic,render] [--steps N]
+#                              [--sizes 16e6,64e6] [--per-rank 16e6] [--pic-sizes 1e7]
+#                              [--pic-turns 20] [--render-sizes 64e6] [--sequence-dx 0.002]
+#                              [--jobs N] [--no-build]
 #
 # Each part fits one 10-minute call on a warm machine (the build stays between calls): e.g.
-# `--parts tests`, then `--parts strong --no-build`, `--parts weak,balance --no-build`; the
-# table is made from every line dist.jsonl holds so far (delete it to start afresh).
+# `--parts tests`, then `--parts strong --no-build`, `--parts weak,balance --no-build`,
+# `--parts pic,render --no-build`; the tables are made from every line the .jsonl files hold
+# so far (delete them to start afresh).
 # NCCL_NVLS_ENABLE=0 stays set (no NVLink multicast). PARTIKEL_NCCL=0 in the environment
 # measures the staged path (device -> pinned host -> MPI) instead of NCCL.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-parts=tests,strong,weak,balance
+parts=tests,strong,weak,balance,pic,render
 steps=50
 sizes=16e6,64e6
 per_rank=16e6
+pic_sizes=1e7
+pic_turns=20
+render_sizes=64e6
+sequence_dx=0.002
 jobs=$(nproc)
 build_it=1
 while [ $# -gt 0 ]; do
@@ -29,6 +41,10 @@ while [ $# -gt 0 ]; do
     --steps) steps=$2; shift ;;
     --sizes) sizes=$2; shift ;;
     --per-rank) per_rank=$2; shift ;;
+    --pic-sizes) pic_sizes=$2; shift ;;
+    --pic-turns) pic_turns=$2; shift ;;
+    --render-sizes) render_sizes=$2; shift ;;
+    --sequence-dx) sequence_dx=$2; shift ;;
     --jobs) jobs=$2; shift ;;
     --no-build) build_it=0 ;;
     *) echo "multi-gpu-check: error: unknown option $1" >&2; exit 2 ;;
@@ -112,4 +128,90 @@ for r in rows:
           f"{r['bytes_per_step']/1e6:9.1f}{ms(r['bound_seconds'])} {r['imbalance']:9.3f} {r['balance_every']:3d}")
 EOF
 cat "$OUT/table.txt"
+
+# PIC: the space-charge turn across 1, 2, 4 GPUs, shared map and a map per kick.
+if has pic; then
+  echo "== pic: space charge at $pic_sizes macroparticles, 128 x 128 x 64, 16 kicks; 1, 2, 4 GPUs"
+  for np in 1 2 4; do
+    echo "-- $np ranks: bench_pic --ranks" >> "$OUT/pic.txt"
+    mpi "$np" "$build/bench/bench_pic" --device cuda --ranks --sizes "$pic_sizes" --turns "$pic_turns" \
+      --json "$OUT/pic.jsonl" >> "$OUT/pic.txt" 2>&1 || { status=1; tail -5 "$OUT/pic.txt"; }
+  done
+  python3 - "$OUT/pic.jsonl" > "$OUT/pic-table.txt" <<'EOF'
+import json, sys
+rows = []
+try:
+    rows = [json.loads(l) for l in open(sys.argv[1]) if '"bench":"pic_ranks"' in l]
+except FileNotFoundError:
+    pass
+one = {(r["variant"], r["particles"]): r["turn_seconds"] for r in rows if r["ranks"] == 1}
+print("variant        particles ranks transport  ms/turn   eff  solve+grid_ms allreduce_ms  MB/turn/rank  target")
+for r in rows:
+    t1 = one.get((r["variant"], r["particles"]))
+    eff = f"{100 * t1 / (r['ranks'] * r['turn_seconds']):4.0f}%" if t1 else "    -"
+    solves = 1 if r["variant"] == "shared map" else r["kicks"]
+    nx, ny, nz = r["grid"]
+    mb = 2 * (r["ranks"] - 1) / r["ranks"] * solves * nx * ny * nz * 4 / 1e6  # ring all-reduce, each rank
+    print(f"{r['variant']:14s} {r['particles']/1e6:8.1f}M {r['ranks']:5d} {r['transport']:10s}{1e3 * r['turn_seconds']:8.3f} {eff:>5s}"
+          f"{1e3 * r['solve_seconds']:14.3f}{1e3 * r['allreduce_seconds']:13.3f}{mb:14.1f}  >= 80% at 4")
+EOF
+  cat "$OUT/pic-table.txt"
+fi
+
+# Rendering: one 64M-particle 1080p frame sort-last per GPU count, and a 100-frame sequence
+# frame-parallel on 1 and 4 GPUs (splat-render under mpirun, encoding included).
+if has render; then
+  echo "== render: $render_sizes particles at 1920 x 1080 sort-last on 1, 2, 4 GPUs"
+  for np in 1 2 4; do
+    echo "-- $np ranks: bench_render --ranks" >> "$OUT/render.txt"
+    mpi "$np" "$build/bench/bench_render" --device cuda --ranks --sizes "$render_sizes" --repeats 3 \
+      --json "$OUT/render.jsonl" >> "$OUT/render.txt" 2>&1 || { status=1; tail -5 "$OUT/render.txt"; }
+  done
+  seq=$build/render-sequence
+  rm -rf "$seq" && mkdir -p "$seq/r1" "$seq/r4"
+  echo "== render: a 100-frame dam break (dx $sequence_dx) frame-parallel on 1 and 4 GPUs"
+  if "$build/bin/sph-init" dam-break --dx "$sequence_dx" -o "$seq/init.pks" >> "$OUT/render.txt" 2>&1 &&
+     "$build/bin/sph-step" -q --device cuda -i "$seq/init.pks" -o "$seq/frames.pks" --steps 99 --every-steps 1 \
+       >> "$OUT/render.txt" 2>&1; then
+    for np in 1 4; do
+      start=$(date +%s.%N)
+      if mpi "$np" "$build/bin/splat-render" --device cuda -q -i "$seq/frames.pks" --split frames \
+           -o "$seq/r$np/%04d.exr" --size 1920x1080 >> "$OUT/render.txt" 2>&1; then
+        end=$(date +%s.%N)
+        frames=$(ls "$seq/r$np" | grep -c '\.exr$')
+        python3 -c 'import json, sys; n, f, a, b = sys.argv[1:]; s = float(b) - float(a); print(json.dumps({"bench": "render_sequence", "ranks": int(n), "frames": int(f), "seconds": s, "fps": int(f) / s}))' \
+          "$np" "$frames" "$start" "$end" >> "$OUT/render.jsonl"
+      else
+        status=1; tail -5 "$OUT/render.txt"
+      fi
+    done
+  else
+    status=1; tail -5 "$OUT/render.txt"
+  fi
+  rm -rf "$seq"
+  python3 - "$OUT/render.jsonl" > "$OUT/render-table.txt" <<'EOF'
+import json, sys
+rows = []
+try:
+    rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+except FileNotFoundError:
+    pass
+frames = [r for r in rows if r.get("bench") == "render_ranks"]
+one = {r["fluid"]: r["frame_seconds"] for r in frames if r["ranks"] == 1}
+print("one frame sort-last:  fluid  walls ranks transport  ms/frame speed-up composite_ms  halo%")
+for r in frames:
+    t1 = one.get(r["fluid"])
+    up = f"{t1 / r['frame_seconds']:6.2f}x" if t1 else "      -"
+    print(f"{r['fluid']/1e6:26.1f}M {r['walls']/1e6:5.1f}M {r['ranks']:5d} {r['transport']:10s}{1e3 * r['frame_seconds']:9.1f}"
+          f"  {up}{1e3 * r['composite_seconds']:13.1f} {100 * r['halo'] / max(r['fluid'], 1):6.1f}")
+seqs = [r for r in rows if r.get("bench") == "render_sequence"]
+one = {r["frames"]: r["fps"] for r in seqs if r["ranks"] == 1}
+print("sequence frame-parallel: frames ranks    fps speed-up (target 4x on 4 GPUs)")
+for r in seqs:
+    f1 = one.get(r["frames"])
+    up = f"{r['fps'] / f1:5.2f}x" if f1 else "    -"
+    print(f"{r['frames']:30d} {r['ranks']:5d} {r['fps']:6.2f}  {up}")
+EOF
+  cat "$OUT/render-table.txt"
+fi
 exit $status
