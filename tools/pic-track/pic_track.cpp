@@ -89,6 +89,8 @@ int pic_track(std::span<const std::string> args) {
               "Track an ion beam through a ring, turn by turn: first-order maps, thin multipole and rf kicks,\n"
               "apertures, 2.5D space charge (particle-in-cell, FFT Poisson) and longitudinal space charge;\n"
               "frames of the beam and a table of its moments per turn (docs/PIC.md). A step is a turn.\n"
+              "Under mpirun each rank (a GPU, or a share of the cores) tracks a block of the beam; the charge\n"
+              "grid is summed across ranks before every field solve.\n"
               "The beam is generated (--distribution) or read from a frame (-i, e.g. pic-track's output).");
     tool.add_common(kInput | kOutput | kDevice | kThreads | kSeed | kProfile);
     CLI::App& app = tool.app();
