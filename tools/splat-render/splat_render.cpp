@@ -63,8 +63,7 @@ int splat_render(std::span<const std::string> args) {
         ->capture_default_str();
     std::string rank_split = "auto";
     app.add_option("--split", rank_split,
-                   "Under mpirun: frames (each rank its own frames), particles (every frame split across the ranks "
-                   "and composited) or auto (particles for a single frame)")
+                   "Under mpirun: frames, particles (sort-last) or auto")
         ->check(CLI::IsMember({"auto", "frames", "particles"}))
         ->capture_default_str()
         ->group("Ranks");
