@@ -3,32 +3,43 @@
 # build for sm_90 with MPI and NCCL, run the tests labelled mpi (CPU ranks, and the gpu+mpi
 # comparisons of 2 GPUs with 1), then bench_dist under mpirun: strong scaling 1 -> 2 -> 4 GPUs
 # at 16M and 64M particles, weak scaling at 16M per GPU, and the dam break's imbalance without
-# and with balancing; and (part nbody) bench_nbody's N-body across 1, 2, 4 GPUs: the tree at
+# and with balancing; (part nbody) bench_nbody's N-body across 1, 2, 4 GPUs: the tree at
 # 16.8M and 64M bodies (theta 0.5, quadrupoles) and the direct sum at 1M (docs/NBODY.md,
-# "Across GPUs"). Logs under $OUT (machine.txt, configure/build logs, mpi-tests.log, bench.txt,
-# dist.jsonl, table.txt, nbody.txt, nbody.jsonl, nbody-table.txt); the tables come last on
-# stdout, N-body's after sph-step's.
+# "Across GPUs"); (part pic) bench_pic's space-charge turn at 10M macroparticles on a
+# 128 x 128 x 64 grid with 16 kicks across 1, 2, 4 GPUs (docs/PIC.md, "Running across ranks");
+# (part render) bench_render's 64M-particle 1920 x 1080 fluid frame sort-last across 1, 2, 4
+# GPUs and a 100-frame sequence rendered by splat-render frame-parallel on 1 and 4 GPUs
+# (docs/RENDER.md, "Across GPUs"). Logs under $OUT (machine.txt, configure/build logs,
+# mpi-tests.log, bench.txt, dist.jsonl, table.txt, nbody.txt, nbody.jsonl, nbody-table.txt,
+# pic.txt, pic.jsonl, pic-table.txt, render.txt, render.jsonl, render-table.txt); the tables
+# come last on stdout.
 #
-#   scripts/multi-gpu-check.sh [--parts tests,strong,weak,balance,nbody] [--steps N] [--sizes 16e6,64e6]
-#                              [--per-rank 16e6] [--nbody-sizes 16777216,67108864]
-#                              [--nbody-direct 1048576] [--nbody-steps N] [--jobs N] [--no-build]
+#   scripts/multi-gpu-check.sh [--parts tests,strong,weak,balance,nbody,pic,render] [--steps N]
+#                              [--sizes 16e6,64e6] [--per-rank 16e6] [--nbody-sizes 16777216,67108864]
+#                              [--nbody-direct 1048576] [--nbody-steps N] [--pic-sizes 1e7]
+#                              [--pic-turns 20] [--render-sizes 64e6] [--sequence-dx 0.002]
+#                              [--jobs N] [--no-build]
 #
 # Each part fits one 10-minute call on a warm machine (the build stays between calls): e.g.
 # `--parts tests`, then `--parts strong --no-build`, `--parts weak,balance --no-build`,
-# `--parts nbody --no-build`; the tables are made from every line dist.jsonl and nbody.jsonl
-# hold so far (delete them to start afresh).
+# `--parts nbody --no-build`, `--parts pic,render --no-build`; the tables are made from every
+# line the .jsonl files hold so far (delete them to start afresh).
 # NCCL_NVLS_ENABLE=0 stays set (no NVLink multicast). PARTIKEL_NCCL=0 in the environment
 # measures the staged path (device -> pinned host -> MPI) instead of NCCL.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-parts=tests,strong,weak,balance,nbody
+parts=tests,strong,weak,balance,nbody,pic,render
 steps=50
 sizes=16e6,64e6
 per_rank=16e6
 nbody_sizes=16777216,67108864
 nbody_direct=1048576
 nbody_steps=5
+pic_sizes=1e7
+pic_turns=20
+render_sizes=64e6
+sequence_dx=0.002
 jobs=$(nproc)
 build_it=1
 while [ $# -gt 0 ]; do
@@ -40,6 +51,10 @@ while [ $# -gt 0 ]; do
     --nbody-sizes) nbody_sizes=$2; shift ;;
     --nbody-direct) nbody_direct=$2; shift ;;
     --nbody-steps) nbody_steps=$2; shift ;;
+    --pic-sizes) pic_sizes=$2; shift ;;
+    --pic-turns) pic_turns=$2; shift ;;
+    --render-sizes) render_sizes=$2; shift ;;
+    --sequence-dx) sequence_dx=$2; shift ;;
     --jobs) jobs=$2; shift ;;
     --no-build) build_it=0 ;;
     *) echo "multi-gpu-check: error: unknown option $1" >&2; exit 2 ;;
@@ -152,6 +167,92 @@ for r in rows:
           f"{r['received_bytes']/1e6:8.1f}{1e3 * r['bound_s']:9.2f} {target}")
 EOF
   cat "$OUT/nbody-table.txt"
+fi
+
+# PIC: the space-charge turn across 1, 2, 4 GPUs, shared map and a map per kick.
+if has pic; then
+  echo "== pic: space charge at $pic_sizes macroparticles, 128 x 128 x 64, 16 kicks; 1, 2, 4 GPUs"
+  for np in 1 2 4; do
+    echo "-- $np ranks: bench_pic --ranks" >> "$OUT/pic.txt"
+    mpi "$np" "$build/bench/bench_pic" --device cuda --ranks --sizes "$pic_sizes" --turns "$pic_turns" \
+      --json "$OUT/pic.jsonl" >> "$OUT/pic.txt" 2>&1 || { status=1; tail -5 "$OUT/pic.txt"; }
+  done
+  python3 - "$OUT/pic.jsonl" > "$OUT/pic-table.txt" <<'EOF'
+import json, sys
+rows = []
+try:
+    rows = [json.loads(l) for l in open(sys.argv[1]) if '"bench":"pic_ranks"' in l]
+except FileNotFoundError:
+    pass
+one = {(r["variant"], r["particles"]): r["turn_seconds"] for r in rows if r["ranks"] == 1}
+print("variant        particles ranks transport  ms/turn   eff  solve+grid_ms allreduce_ms  MB/turn/rank  target")
+for r in rows:
+    t1 = one.get((r["variant"], r["particles"]))
+    eff = f"{100 * t1 / (r['ranks'] * r['turn_seconds']):4.0f}%" if t1 else "    -"
+    solves = 1 if r["variant"] == "shared map" else r["kicks"]
+    nx, ny, nz = r["grid"]
+    mb = 2 * (r["ranks"] - 1) / r["ranks"] * solves * nx * ny * nz * 4 / 1e6  # ring all-reduce, each rank
+    print(f"{r['variant']:14s} {r['particles']/1e6:8.1f}M {r['ranks']:5d} {r['transport']:10s}{1e3 * r['turn_seconds']:8.3f} {eff:>5s}"
+          f"{1e3 * r['solve_seconds']:14.3f}{1e3 * r['allreduce_seconds']:13.3f}{mb:14.1f}  >= 80% at 4")
+EOF
+  cat "$OUT/pic-table.txt"
+fi
+
+# Rendering: one 64M-particle 1080p frame sort-last per GPU count, and a 100-frame sequence
+# frame-parallel on 1 and 4 GPUs (splat-render under mpirun, encoding included).
+if has render; then
+  echo "== render: $render_sizes particles at 1920 x 1080 sort-last on 1, 2, 4 GPUs"
+  for np in 1 2 4; do
+    echo "-- $np ranks: bench_render --ranks" >> "$OUT/render.txt"
+    mpi "$np" "$build/bench/bench_render" --device cuda --ranks --sizes "$render_sizes" --repeats 3 \
+      --json "$OUT/render.jsonl" >> "$OUT/render.txt" 2>&1 || { status=1; tail -5 "$OUT/render.txt"; }
+  done
+  seq=$build/render-sequence
+  rm -rf "$seq" && mkdir -p "$seq/r1" "$seq/r4"
+  echo "== render: a 100-frame dam break (dx $sequence_dx) frame-parallel on 1 and 4 GPUs"
+  if "$build/bin/sph-init" dam-break --dx "$sequence_dx" -o "$seq/init.pks" >> "$OUT/render.txt" 2>&1 &&
+     "$build/bin/sph-step" -q --device cuda -i "$seq/init.pks" -o "$seq/frames.pks" --steps 99 --every-steps 1 \
+       >> "$OUT/render.txt" 2>&1; then
+    for np in 1 4; do
+      start=$(date +%s.%N)
+      if mpi "$np" "$build/bin/splat-render" --device cuda -q -i "$seq/frames.pks" --split frames \
+           -o "$seq/r$np/%04d.exr" --size 1920x1080 >> "$OUT/render.txt" 2>&1; then
+        end=$(date +%s.%N)
+        frames=$(ls "$seq/r$np" | grep -c '\.exr$')
+        python3 -c 'import json, sys; n, f, a, b = sys.argv[1:]; s = float(b) - float(a); print(json.dumps({"bench": "render_sequence", "ranks": int(n), "frames": int(f), "seconds": s, "fps": int(f) / s}))' \
+          "$np" "$frames" "$start" "$end" >> "$OUT/render.jsonl"
+      else
+        status=1; tail -5 "$OUT/render.txt"
+      fi
+    done
+  else
+    status=1; tail -5 "$OUT/render.txt"
+  fi
+  rm -rf "$seq"
+  python3 - "$OUT/render.jsonl" > "$OUT/render-table.txt" <<'EOF'
+import json, sys
+rows = []
+try:
+    rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+except FileNotFoundError:
+    pass
+frames = [r for r in rows if r.get("bench") == "render_ranks"]
+one = {r["fluid"]: r["frame_seconds"] for r in frames if r["ranks"] == 1}
+print("one frame sort-last:  fluid  walls ranks transport  ms/frame speed-up composite_ms  halo%")
+for r in frames:
+    t1 = one.get(r["fluid"])
+    up = f"{t1 / r['frame_seconds']:6.2f}x" if t1 else "      -"
+    print(f"{r['fluid']/1e6:26.1f}M {r['walls']/1e6:5.1f}M {r['ranks']:5d} {r['transport']:10s}{1e3 * r['frame_seconds']:9.1f}"
+          f"  {up}{1e3 * r['composite_seconds']:13.1f} {100 * r['halo'] / max(r['fluid'], 1):6.1f}")
+seqs = [r for r in rows if r.get("bench") == "render_sequence"]
+one = {r["frames"]: r["fps"] for r in seqs if r["ranks"] == 1}
+print("sequence frame-parallel: frames ranks    fps speed-up (target 4x on 4 GPUs)")
+for r in seqs:
+    f1 = one.get(r["frames"])
+    up = f"{r['fps'] / f1:5.2f}x" if f1 else "    -"
+    print(f"{r['frames']:30d} {r['ranks']:5d} {r['fps']:6.2f}  {up}")
+EOF
+  cat "$OUT/render-table.txt"
 fi
 exit $status
 

@@ -12,7 +12,14 @@
 //                 turn, time by phase (kicks in passes of their own, each phase timed on the
 //                 device), and the bound of the turn from the bytes its passes move
 //
+//   ranks         (--ranks, or under mpirun): the space-charge turn with the beam split across
+//                 the ranks (10M protons, 128 x 128 x 64, 16 kicks, a shared map and a map per
+//                 kick): the slowest rank's wall time per turn, and by phase (the charge grid's
+//                 all-reduce apart), for strong scaling against the same run on one rank
+//
 //   bench_pic --device cuda --sizes 1e6,1e7 --turns 20 --json pic.jsonl
+//   mpirun -np 4 bench_pic --device cuda --ranks --sizes 1e7 --turns 20 --json dist.jsonl
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -24,6 +31,7 @@
 #include "core/buffer.hpp"
 #include "core/memory.hpp"
 #include "core/timer.hpp"
+#include "dist/communicator.hpp"
 #include "partikel_config.hpp"
 #include "pic/distribution.hpp"
 #include "pic/optics.hpp"
@@ -81,6 +89,78 @@ double space_charge_turn_bytes(double n, const GridShape& s, int kicks, bool per
     return passes + solve * (per_kick ? kicks : 1);
 }
 
+// Rank `rank`'s block of the rows of `all` (the blocks of pic::io::scatter_start).
+ParticleSet block_of(const ParticleSet& all, int rank, int ranks) {
+    const std::size_t n = all.size(), first = n * std::size_t(rank) / std::size_t(ranks),
+                      last = n * std::size_t(rank + 1) / std::size_t(ranks);
+    ParticleSet p;
+    const auto cut = [&](const auto& from, auto& to) { to.assign(from.begin() + first, from.begin() + last); };
+    cut(all.x, p.x);
+    cut(all.xp, p.xp);
+    cut(all.y, p.y);
+    cut(all.yp, p.yp);
+    cut(all.z, p.z);
+    cut(all.delta, p.delta);
+    cut(all.id, p.id);
+    cut(all.status, p.status);
+    cut(all.lost_turn, p.lost_turn);
+    cut(all.lost_element, p.lost_element);
+    return p;
+}
+
+// The space-charge turn with the beam across `ranks` (every rank makes the whole beam, the
+// same on each, and keeps its block).
+void across_ranks(const Backend& b, dist::Communicator ranks, const std::vector<double>& sizes, int turns,
+                  std::ofstream& json) {
+    const Lattice ring = peer_ring(false);
+    if (ranks.root()) std::printf("# %s on %s, commit %s\n", ranks.describe().c_str(), b.describe().c_str(), PARTIKEL_GIT_COMMIT);
+    for (double size : sizes) {
+        const auto n = std::size_t(size);
+        const ParticleSet beam = block_of(peer_beam(ring, n, true), ranks.rank(), ranks.size());
+        for (const MapSharing sharing : {MapSharing::per_turn, MapSharing::per_kick}) {
+            TrackerOptions o;
+            o.space_charge.kicks_per_turn = 16;
+            o.space_charge.nx = o.space_charge.ny = 128;
+            o.space_charge.slices = 64;
+            o.space_charge.sharing = sharing;
+            o.space_charge.deposition = Deposition::privatised;
+            o.ranks = ranks;
+            Tracker tracker(b, ring, proton(2e9), 1e11, beam, false, o);
+            for (int i = 0; i < 3; ++i) tracker.track_turn();
+            b.synchronize();
+            ranks.barrier();
+            Stopwatch clock;
+            for (int i = 0; i < turns; ++i) tracker.track_turn();
+            b.synchronize();
+            const double turn_s = ranks.allreduce(clock.seconds() / turns, dist::ReduceOp::max);
+            // By phase, on a second tracker (kicks in passes of their own, each phase timed).
+            o.fuse_kicks = false;
+            o.profile = true;
+            Tracker profiled(b, ring, proton(2e9), 1e11, beam, false, o);
+            for (int i = 0; i < turns; ++i) profiled.track_turn();
+            double allreduce_s = 0.0, solve_s = 0.0;
+            for (const auto& e : profiled.profile().entries()) {
+                if (e.name == "space charge: all-reduce") allreduce_s += e.total_seconds / turns;
+                if (e.name == "space charge: field solve" || e.name == "space charge: grid") solve_s += e.total_seconds / turns;
+            }
+            allreduce_s = ranks.allreduce(allreduce_s, dist::ReduceOp::min);  // the transfer, not the wait
+            if (!ranks.root()) continue;
+            const char* name = sharing == MapSharing::per_turn ? "shared map" : "map per kick";
+            std::printf("\nspace charge across %d ranks (%s), %s, %zu particles: %.4f ms/turn, %.1f turns/s; "
+                        "per turn: field solve and grid %.4f ms (each rank the whole grid), all-reduce %.4f ms\n%s",
+                        ranks.size(), std::string(ranks.transport()).c_str(), name, n, 1e3 * turn_s, 1.0 / turn_s,
+                        1e3 * solve_s, 1e3 * allreduce_s, profiled.profile().report().c_str());
+            if (json)
+                json << "{\"bench\":\"pic_ranks\",\"ranks\":" << ranks.size() << ",\"transport\":"
+                     << json_quote(std::string(ranks.transport())) << ",\"variant\":" << json_quote(name)
+                     << ",\"particles\":" << n << ",\"grid\":[128,128,64],\"kicks\":16,\"turn_seconds\":" << turn_s
+                     << ",\"solve_seconds\":" << solve_s << ",\"allreduce_seconds\":" << allreduce_s
+                     << ",\"phases\":" << profiled.profile().report_json() << ",\"device\":" << json_quote(b.describe())
+                     << ",\"commit\":\"" << PARTIKEL_GIT_COMMIT << "\"}\n";
+        }
+    }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -89,10 +169,17 @@ int main(int argc, char** argv) {
     int turns = 20;
     tool.app().add_option("--sizes", sizes, "Macroparticle counts")->delimiter(',');
     tool.app().add_option("--turns", turns, "Timed turns (median per turn reported)");
+    bool across = false;
+    tool.app().add_flag("--ranks", across, "Only the space-charge turn across ranks (implied under mpirun)");
     return tool.run(argc, argv, [&] {
-        Backend b = tool.open_backend();
+        const dist::Communicator ranks = dist::Communicator::world();
+        Backend b = tool.open_backend(ranks.local_rank(), ranks.local_size());
         std::ofstream json;
-        if (!tool.json_path().empty()) json.open(tool.json_path(), std::ios::app);
+        if (ranks.root() && !tool.json_path().empty()) json.open(tool.json_path(), std::ios::app);
+        if (across || ranks.size() > 1) {
+            across_ranks(b, ranks, sizes, turns, json);
+            return 0;
+        }
         auto emit = [&](const std::string& fields) {
             if (json)
                 json << "{\"bench\":\"pic\"," << fields << ",\"device\":" << json_quote(b.describe()) << ",\"commit\":\""

@@ -12,11 +12,20 @@
 // synchronisation per phase), the download of the images, and the host's OpenEXR encoding and
 // writing of one frame with each codec, single-threaded and on every core.
 //
+// Across ranks (--ranks, or under mpirun): one fluid frame rendered sort-last (render/renderer.hpp)
+// at each size of --sizes: every rank makes the whole frame, keeps its slab of the particles with
+// the anisotropy's halo (render/io/frame_particles.hpp, split_by_slabs) and renders it; the
+// images are composited on the device. Reported: the slowest rank's wall time per frame (median
+// of --repeats, compositing included), the composite phase apart, and the halo's share.
+//
 //   bench_render --device cuda --json render.jsonl
+//   mpirun -np 4 bench_render --device cuda --ranks --sizes 64e6 --json render.jsonl
 //   bench_render --device cpu --sizes 2e5 --size 640x360      (a quick look on a CPU)
 #include <OpenEXR/ImfThreading.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -30,6 +39,8 @@
 #include "bench_program.hpp"
 #include "core/timer.hpp"
 #include "partikel_config.hpp"
+#include "dist/communicator.hpp"
+#include "render/io/frame_particles.hpp"
 #include "render/io/image_output.hpp"
 #include "render/renderer.hpp"
 #include "sph/io/scenes.hpp"
@@ -79,6 +90,68 @@ Frame make_frame(double particles) {
     return f;
 }
 
+// One frame per size across `ranks` (above).
+void across_ranks(const Backend& backend, const dist::Communicator& ranks, const std::vector<double>& sizes, int width,
+                  int height, int flow_steps, int repeats, std::ofstream& json) {
+    if (ranks.root())
+        std::printf("# %s on %s, commit %s\n", ranks.describe().c_str(), backend.describe().c_str(), PARTIKEL_GIT_COMMIT);
+    for (const double n : sizes) {
+        const Frame frame = make_frame(n);
+        render::RenderSettings s;
+        s.style = render::Style::fluid;
+        s.width = width;
+        s.height = height;
+        s.smoothing_length_m = frame.h_m;
+        s.flow_steps = flow_steps;
+        const render::FrameInput all{.particles = {.position = frame.fluid}, .opaque = {.position = frame.walls}};
+        // The halo as splat-render sends it: the anisotropy's support, 2h (none on one rank).
+        const float halo_m = ranks.size() > 1 ? 2.0f * frame.h_m * 1.001f : 0.0f;
+        const fmt::Frame share = std::move(render::io::split_by_slabs(all, ranks.size(), halo_m)
+                                               [static_cast<std::size_t>(ranks.rank())]);
+        const render::FrameInput input = render::io::share_input(share);
+        std::size_t halo = 0;
+        for (const std::uint8_t h : input.particles.halo) halo += h;
+        const render::Camera camera = render::fit_camera(frame.lo, frame.hi, {0.35f, 0.45f, 1.0f}, {0.0f, 1.0f, 0.0f},
+                                                         40.0f, float(width) / float(height));
+        render::Renderer renderer(backend, s, {input.particles.position.size(), input.opaque.position.size()}, ranks);
+        renderer.render(input, camera);  // warm-up
+        std::vector<double> times;
+        for (int r = 0; r < repeats; ++r) {
+            backend.synchronize();
+            ranks.barrier();
+            Stopwatch clock;
+            renderer.render(input, camera);
+            backend.synchronize();
+            times.push_back(ranks.allreduce(clock.seconds(), dist::ReduceOp::max));
+        }
+        std::sort(times.begin(), times.end());
+        const double frame_s = times[times.size() / 2];
+        renderer.enable_profile(true);
+        renderer.render(input, camera);
+        double composite_s = 0.0;
+        for (const auto& e : renderer.profile().entries())
+            if (e.name == "composite") composite_s += e.total_seconds;
+        const auto halos = ranks.allgather<std::uint64_t>(halo);
+        std::uint64_t halo_total = 0;
+        for (const auto h : halos) halo_total += h;
+        if (!ranks.root()) continue;
+        std::printf("\n%zu fluid + %zu wall particles across %d ranks (%s), %dx%d, %d flow steps: %.3f ms per frame "
+                    "(slowest rank, wall), composite %.3f ms; halo %.1f%% of the fluid\n%s",
+                    frame.fluid.size(), frame.walls.size(), ranks.size(), std::string(ranks.transport()).c_str(), width,
+                    height, flow_steps, 1e3 * frame_s, 1e3 * composite_s,
+                    100.0 * double(halo_total) / double(std::max<std::size_t>(frame.fluid.size(), 1)),
+                    renderer.profile().report().c_str());
+        if (json)
+            json << "{\"bench\":\"render_ranks\",\"commit\":\"" << PARTIKEL_GIT_COMMIT << "\",\"device\":"
+                 << json_quote(backend.describe()) << ",\"ranks\":" << ranks.size() << ",\"transport\":"
+                 << json_quote(std::string(ranks.transport())) << ",\"fluid\":" << frame.fluid.size()
+                 << ",\"walls\":" << frame.walls.size() << ",\"halo\":" << halo_total << ",\"width\":" << width
+                 << ",\"height\":" << height << ",\"flow_steps\":" << flow_steps << ",\"frame_seconds\":" << frame_s
+                 << ",\"composite_seconds\":" << composite_s << ",\"phases\":" << renderer.profile().report_json()
+                 << "}\n";
+    }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -93,12 +166,19 @@ int main(int argc, char** argv) {
     tool.app().add_option("--repeats", repeats, "Timed frames per configuration (the median is reported)");
     tool.app().add_flag("!--no-thesis", thesis, "Skip Werner's configuration (4M, 1024 x 1024, 500 steps)");
     tool.app().add_flag("!--no-encode", encode, "Skip the OpenEXR encoding");
+    bool across = false;
+    tool.app().add_flag("--ranks", across, "Only one frame per size sort-last across ranks (implied under mpirun)");
     return tool.run(argc, argv, [&]() {
-        Backend backend = tool.open_backend();
+        const dist::Communicator ranks = dist::Communicator::world();
+        Backend backend = tool.open_backend(ranks.local_rank(), ranks.local_size());
         int width = 0, height = 0;
         if (std::sscanf(size.c_str(), "%dx%d", &width, &height) != 2) throw UsageError("--size takes WIDTHxHEIGHT");
         std::ofstream json;
-        if (!tool.json_path().empty()) json.open(tool.json_path(), std::ios::app);
+        if (ranks.root() && !tool.json_path().empty()) json.open(tool.json_path(), std::ios::app);
+        if (across || ranks.size() > 1) {
+            across_ranks(backend, ranks, sizes, width, height, flow_steps, repeats, json);
+            return 0;
+        }
         std::printf("# %s, commit %s\n", backend.describe().c_str(), PARTIKEL_GIT_COMMIT);
         struct Config {
             double particles;

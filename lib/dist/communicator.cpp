@@ -134,6 +134,7 @@ public:
     void allreduce_device(void*, std::size_t, DataType, ReduceOp) override {}
     void send_failure(const Failure&) noexcept override {}
     double wait_seconds() const override { return 0.0; }
+    void poll_failures() override {}
 
 private:
     static void check_root(int root) {
@@ -355,6 +356,8 @@ void Communicator::allreduce_device_bytes(void* values, std::size_t count, DataT
 }
 
 double Communicator::wait_seconds() const { return impl_->wait_seconds(); }
+
+void Communicator::throw_if_failed() const { impl_->poll_failures(); }
 
 #if !PARTIKEL_DIST_MPI
 namespace detail {

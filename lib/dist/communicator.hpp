@@ -240,6 +240,11 @@ public:
         allreduce_device_bytes(values, count, data_type_of<T>(), op);
     }
 
+    // Throws the failure another rank has sent, if one has arrived; never waits. For a rank that
+    // works on its own for long (splat-render's frames, one rank's each) and should not go on
+    // after another rank failed.
+    void throw_if_failed() const;
+
     // Seconds this rank has spent blocked waiting for other ranks (host waits in collectives and
     // exchanges) since it started: what a slow peer costs the others.
     double wait_seconds() const;

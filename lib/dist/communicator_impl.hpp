@@ -37,6 +37,8 @@ struct Communicator::Impl {
 
     virtual void send_failure(const Failure& failure) noexcept = 0;
     virtual double wait_seconds() const = 0;
+    // Throws a failure that has arrived from another rank (or that this process knows).
+    virtual void poll_failures() = 0;
 };
 
 namespace detail {

@@ -425,6 +425,7 @@ public:
     }
 
     double wait_seconds() const override { return waited_; }
+    void poll_failures() override { check_failures(); }
 
 private:
     static std::size_t round_up(std::size_t bytes) { return (bytes + 255) / 256 * 256; }

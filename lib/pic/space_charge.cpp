@@ -1,6 +1,7 @@
 #include "pic/space_charge.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include "base/error.hpp"
 #include "core/dispatch.hpp"
@@ -10,8 +11,8 @@ namespace partikel::pic {
 
 SpaceChargeSolver::SpaceChargeSolver(const Backend& backend, const SpaceChargeOptions& o, const ReferenceParticle& reference,
                                      double circumference_m, bool coasting, double macro_charge_C, std::size_t particles,
-                                     double geometry_factor)
-    : backend_(backend), options_(o), reference_(reference), macro_charge_C_(macro_charge_C),
+                                     double geometry_factor, dist::Communicator ranks)
+    : backend_(backend), ranks_(std::move(ranks)), options_(o), reference_(reference), macro_charge_C_(macro_charge_C),
       geometry_factor_(geometry_factor) {
     if (!o.transverse && !o.longitudinal) throw UsageError("space charge: neither transverse nor longitudinal");
     shape_.circumference_m = circumference_m;
@@ -39,6 +40,7 @@ SpaceChargeSolver::SpaceChargeSolver(const Backend& backend, const SpaceChargeOp
                              " grid does not fit in shared memory twice; use the sorted deposition");
         const std::size_t nz = std::size_t(shape_.nz);
         rho_ = DeviceBuffer<float>(backend, nz * shape_.padded_plane());
+        if (ranks_.size() > 1) rho_compact_ = DeviceBuffer<float>(backend, nz * std::size_t(o.nx) * std::size_t(o.ny));
         const std::size_t per_slice = std::size_t(2 * o.ny) * std::size_t(o.nx + 1);
         spectrum_ = DeviceBuffer<Complexf>(backend, nz * per_slice);
         green_ = DeviceBuffer<float>(backend, shape_.padded_plane());
@@ -81,6 +83,12 @@ void SpaceChargeSolver::solve(const BeamView& beam, PhaseProfile* profile) {
         {
             auto p = phase("space charge: grid");
             beam_bounds(e, workspace_, beam, bounds_.data());
+            if (ranks_.size() > 1) {
+                BeamBounds* b = bounds_.data();
+                ranks_.allreduce_device(b->lo, 3, dist::ReduceOp::min);
+                ranks_.allreduce_device(b->hi, 3, dist::ReduceOp::max);
+                ranks_.allreduce_device(&b->alive, 1, dist::ReduceOp::sum);
+            }
             compute_geometry(e, bounds_.data(), shape_, geometry_.data());
         }
         if (options_.transverse) {
@@ -90,6 +98,12 @@ void SpaceChargeSolver::solve(const BeamView& beam, PhaseProfile* profile) {
                     deposit_privatised(e, workspace_, beam, geometry_.data(), shape_, buffers(), rho_.data());
                 else
                     deposit_sorted(e, workspace_, beam, geometry_.data(), shape_, buffers(), rho_.data());
+            }
+            if (ranks_.size() > 1) {
+                auto p = phase("space charge: all-reduce");
+                pack_charge(e, rho_.data(), shape_, rho_compact_.data());
+                ranks_.allreduce_device(rho_compact_.data(), rho_compact_.size(), dist::ReduceOp::sum);
+                unpack_charge(e, rho_compact_.data(), shape_, rho_.data());
             }
             auto p = phase("space charge: field solve");
             fill_green(e, geometry_.data(), shape_, green_.data());
@@ -105,6 +119,7 @@ void SpaceChargeSolver::solve(const BeamView& beam, PhaseProfile* profile) {
         if (options_.longitudinal) {
             auto p = phase("space charge: longitudinal");
             deposit_line(e, beam, geometry_.data(), shape_, line_.data());
+            if (ranks_.size() > 1) ranks_.allreduce_device(line_.data(), line_.size(), dist::ReduceOp::sum);
             line_fft_->forward(line_.data(), line_spectrum_.data());
             const double gamma = reference_.gamma;
             const double factor =
@@ -150,7 +165,7 @@ FieldMapView SpaceChargeSolver::field_map(double kick_length_m) const {
 GridGeometry SpaceChargeSolver::geometry() const { return geometry_.to_vector()[0]; }
 
 std::size_t SpaceChargeSolver::device_bytes() const {
-    std::size_t b = rho_.bytes() + spectrum_.bytes() + green_.bytes() + green_spectrum_.bytes() + moments_.bytes() +
+    std::size_t b = rho_.bytes() + rho_compact_.bytes() + spectrum_.bytes() + green_.bytes() + green_spectrum_.bytes() + moments_.bytes() +
                     field_.bytes() + slice_weight_.bytes() + keys_.bytes() + keys_sorted_.bytes() +
                     identity_.bytes() + order_.bytes() + cell_start_.bytes() + block_first_.bytes() +
                     fractions_.bytes() + line_.bytes() + line_spectrum_.bytes() + ez_.bytes() + workspace_.size();

@@ -9,7 +9,12 @@
 //                FFT (harmonics above a cut-off removed), interpolated back.
 //
 // Every buffer and FFT plan is made in the constructor; solve() queues its kernels on the
-// backend and allocates nothing. The grids' geometry stays on the device between solve() and
+// backend and allocates nothing.
+//
+// On several ranks (each holding some of the macroparticles) the grids are the whole beam's:
+// the extent is all-reduced (min, max) before the grid is fitted, the charge grid (its nz x ny
+// x nx physical nodes) and the line density are all-reduced (sums) after deposition, and every
+// rank then solves the same fields (docs/PIC.md, "Running across ranks"). The grids' geometry stays on the device between solve() and
 // the kicks that read it (FieldMapView).
 #pragma once
 
@@ -22,6 +27,7 @@
 #include "core/fft.hpp"
 #include "core/timer.hpp"
 #include "core/workspace.hpp"
+#include "dist/communicator.hpp"
 #include "pic/beam.hpp"
 #include "pic/field_map.hpp"
 #include "pic/reference.hpp"
@@ -53,12 +59,15 @@ inline constexpr std::size_t kSharedMemoryLimit = 227 * 1024;
 class SpaceChargeSolver {
 public:
     // `macro_charge_C`: charge of one macroparticle; `geometry_factor` resolved by the caller
-    // (used when options.longitudinal). UsageError for grids too small or bad options.
+    // (used when options.longitudinal); `particles`: this rank's. `ranks`: the ranks sharing
+    // the beam, bound to `backend` (Communicator::bind_device) when more than one. UsageError
+    // for grids too small or bad options.
     SpaceChargeSolver(const Backend& backend, const SpaceChargeOptions& options, const ReferenceParticle& reference,
                       double circumference_m, bool coasting, double macro_charge_C, std::size_t particles,
-                      double geometry_factor);
+                      double geometry_factor, dist::Communicator ranks = dist::Communicator::single());
 
-    // Fields of the beam's current state (queued on the backend). `profile` may be null.
+    // Fields of the beam's current state (queued on the backend; collective over the ranks).
+    // `profile` may be null.
     void solve(const BeamView& beam, PhaseProfile* profile = nullptr);
     // The fields as a kick over `kick_length_m` of ring.
     FieldMapView field_map(double kick_length_m) const;
@@ -77,6 +86,7 @@ private:
     DepositBuffers buffers();
 
     Backend backend_;
+    dist::Communicator ranks_;
     SpaceChargeOptions options_;
     ReferenceParticle reference_;
     GridShape shape_;
@@ -87,6 +97,7 @@ private:
     DeviceBuffer<GridGeometry> geometry_;
     // transverse
     DeviceBuffer<float> rho_;  // padded charge weights, then the potential
+    DeviceBuffer<float> rho_compact_;  // several ranks: the physical nodes, all-reduced
     DeviceBuffer<Complexf> spectrum_;
     DeviceBuffer<float> green_;
     DeviceBuffer<Complexf> green_spectrum_;

@@ -83,6 +83,11 @@ template <class Exec>
 void deposit_line(const Exec& exec, const BeamView& beam, const GridGeometry* geometry, const GridShape& shape,
                   float* line);
 
+// The physical nodes of the padded charge grid (the first ny rows of nx in each slice) to and
+// from a compact nz x ny x nx array: what ranks all-reduce (a quarter of the padded grid).
+template <class Exec> void pack_charge(const Exec& exec, const float* rho, const GridShape& shape, float* compact);
+template <class Exec> void unpack_charge(const Exec& exec, const float* compact, const GridShape& shape, float* rho);
+
 // The integrated Green's function of the 2-D Poisson equation on the padded grid (2ny x 2nx),
 // for charge densities in C/m^3 (docs/PIC.md, "Poisson solver").
 template <class Exec> void fill_green(const Exec& exec, const GridGeometry* geometry, const GridShape& shape, float* green);

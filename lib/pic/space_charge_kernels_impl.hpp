@@ -410,6 +410,21 @@ struct FieldFromPotential {
     }
 };
 
+// Node (k, j, i) of the compact grid and its place in the padded one.
+struct CopyCharge {
+    const float* from;
+    float* to;
+    GridShape s;
+    int to_compact;
+    PK_DEVICE_INLINE void operator()(std::size_t node) const {
+        const std::size_t nx = std::size_t(s.nx), plane = nx * std::size_t(s.ny);
+        const std::size_t k = node / plane, r = node % plane;
+        const std::size_t padded = k * s.padded_plane() + (r / nx) * (2 * nx) + r % nx;
+        if (to_compact) to[node] = from[padded];
+        else to[padded] = from[node];
+    }
+};
+
 struct LineField {
     Complexf* spectrum;
     const GridGeometry* geometry;
@@ -525,6 +540,16 @@ void field_from_potential(const Exec& exec, const float* phi, const double* mome
                   "pic.field_from_potential");
 }
 
+template <class Exec> void pack_charge(const Exec& exec, const float* rho, const GridShape& shape, float* compact) {
+    exec.for_each(std::size_t(shape.nz) * std::size_t(shape.nx) * std::size_t(shape.ny), sc::CopyCharge{rho, compact, shape, 1},
+                  "pic.pack_charge");
+}
+
+template <class Exec> void unpack_charge(const Exec& exec, const float* compact, const GridShape& shape, float* rho) {
+    exec.for_each(std::size_t(shape.nz) * std::size_t(shape.nx) * std::size_t(shape.ny), sc::CopyCharge{compact, rho, shape, 0},
+                  "pic.unpack_charge");
+}
+
 template <class Exec>
 void line_field(const Exec& exec, Complexf* spectrum, const GridGeometry* geometry, const GridShape& shape, double factor,
                 int cutoff) {
@@ -546,6 +571,8 @@ void line_field(const Exec& exec, Complexf* spectrum, const GridGeometry* geomet
     template void slice_moments(const Exec&, const float*, const GridGeometry*, const GridShape&, int, double*);  \
     template void field_from_potential(const Exec&, const float*, const double*, const GridGeometry*,            \
                                        const GridShape&, double, double, int, TransverseField*, float*);          \
-    template void line_field(const Exec&, Complexf*, const GridGeometry*, const GridShape&, double, int);
+    template void line_field(const Exec&, Complexf*, const GridGeometry*, const GridShape&, double, int);        \
+    template void pack_charge(const Exec&, const float*, const GridShape&, float*);                             \
+    template void unpack_charge(const Exec&, const float*, const GridShape&, float*);
 
 }  // namespace partikel::pic

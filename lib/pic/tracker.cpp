@@ -1,6 +1,9 @@
 #include "pic/tracker.hpp"
 
+#include <array>
 #include <cmath>
+#include <cstring>
+#include <span>
 
 #include "base/error.hpp"
 #include "core/dispatch.hpp"
@@ -8,16 +11,18 @@
 
 namespace partikel::pic {
 
-double geometry_factor(const ParticleSet& p, double pipe_radius_m) {
-    double n = 0.0, sx = 0.0, sy = 0.0, sxx = 0.0, syy = 0.0;
+double geometry_factor(const ParticleSet& p, double pipe_radius_m, const dist::Communicator& ranks) {
+    std::array<double, 5> sums{};  // n, x, y, x^2, y^2
     for (std::size_t i = 0; i < p.size(); ++i) {
         if (p.status[i] != kAlive) continue;
-        n += 1.0;
-        sx += p.x[i];
-        sy += p.y[i];
-        sxx += p.x[i] * p.x[i];
-        syy += p.y[i] * p.y[i];
+        sums[0] += 1.0;
+        sums[1] += p.x[i];
+        sums[2] += p.y[i];
+        sums[3] += p.x[i] * p.x[i];
+        sums[4] += p.y[i] * p.y[i];
     }
+    if (ranks.size() > 1) ranks.allreduce(std::span<double>(sums), dist::ReduceOp::sum);
+    const auto [n, sx, sy, sxx, syy] = sums;
     if (n < 2.0) throw UsageError("longitudinal space charge: too few particles to size the beam");
     const double vx = sxx / n - (sx / n) * (sx / n), vy = syy / n - (sy / n) * (sy / n);
     const double a = 2.0 * std::sqrt(std::sqrt(std::max(vx, 0.0) * std::max(vy, 0.0)));
@@ -31,10 +36,15 @@ double geometry_factor(const ParticleSet& p, double pipe_radius_m) {
 
 Tracker::Tracker(const Backend& backend, const Lattice& lattice, const ParticleSpecies& species, double intensity,
                  const ParticleSet& initial, bool coasting, const TrackerOptions& options)
-    : backend_(backend), lattice_(lattice), reference_(make_reference(species)), options_(options), coasting_(coasting),
-      macro_charge_C_(initial.size() > 0 ? reference_.charge_C * intensity / double(initial.size()) : 0.0),
+    : backend_(backend), lattice_(lattice), reference_(make_reference(species)), options_(options),
+      global_size_(options.ranks.size() > 1 ? options.ranks.allreduce<std::uint64_t>(initial.size(), dist::ReduceOp::sum)
+                                            : initial.size()),
+      coasting_(coasting),
+      macro_charge_C_(global_size_ > 0 ? reference_.charge_C * intensity / double(global_size_) : 0.0),
       beam_(backend, initial), profile_(backend, options.profile), turn_(options.first_turn) {
     if (!(intensity >= 0.0) || !std::isfinite(intensity)) throw UsageError("beam: the intensity must not be negative");
+    dist::Communicator& ranks = options_.ranks;
+    if (ranks.size() > 1) ranks.bind_device(backend);
     const SpaceChargeOptions& sc = options.space_charge;
     const MapContext context = map_context(lattice, reference_);
     program_ = compile_program(lattice, context, sc.kicks_per_turn);
@@ -46,15 +56,23 @@ Tracker::Tracker(const Backend& backend, const Lattice& lattice, const ParticleS
     workspace_.reserve(backend, with_exec(backend, [&](const auto& e) { return moments_scratch_bytes(e, initial.size()); }));
     if (sc.kicks_per_turn > 0) {
         if (sc.longitudinal)
-            geometry_factor_ = sc.geometry_factor > 0.0 ? sc.geometry_factor : pic::geometry_factor(initial, sc.pipe_radius_m);
+            geometry_factor_ = sc.geometry_factor > 0.0 ? sc.geometry_factor
+                                                        : pic::geometry_factor(initial, sc.pipe_radius_m, ranks);
         space_charge_ = std::make_unique<SpaceChargeSolver>(backend, sc, reference_, lattice.circumference_m(), coasting,
-                                                            macro_charge_C_, initial.size(), geometry_factor_);
+                                                            macro_charge_C_, initial.size(), geometry_factor_, ranks);
     }
     if (options.probes > 0) {
-        if (options.probes > initial.size()) throw UsageError("tracker: more probes than particles");
+        if (options.probes > global_size_) throw UsageError("tracker: more probes than particles");
         if (options.probe_turns < 1) throw UsageError("tracker: probes need a number of turns to record");
-        std::vector<std::uint32_t> index(options.probes);
-        for (std::size_t i = 0; i < index.size(); ++i) index[i] = std::uint32_t(i);
+        // This rank's rows among the beam's first `probes` (the ranks hold blocks in rank order).
+        std::size_t first_row = 0;
+        if (ranks.size() > 1) {
+            const auto sizes = ranks.allgather<std::uint64_t>(initial.size());
+            for (int r = 0; r < ranks.rank(); ++r) first_row += sizes[std::size_t(r)];
+        }
+        std::vector<std::uint32_t> index;
+        for (std::size_t i = first_row; i < std::min(options.probes, first_row + initial.size()); ++i)
+            index.push_back(std::uint32_t(i - first_row));
         probe_index_ = DeviceBuffer<std::uint32_t>(backend, index.size());
         probe_index_.copy_from_host(index);
         probe_history_ = DeviceBuffer<Coordinates>(backend, index.size() * std::size_t(options.probe_turns));
@@ -94,9 +112,10 @@ void Tracker::track_turn() {
             auto p = profile_.phase(args.kick.active() ? "maps + kick" : "maps");
             track_pass(e, args);
         }
-        if (probe_index_.size() > 0 && probe_turns_recorded_ < std::size_t(options_.probe_turns)) {
-            record_probes(e, view, probe_index_.data(), probe_index_.size(),
-                          probe_history_.data() + probe_turns_recorded_ * probe_index_.size());
+        if (options_.probes > 0 && probe_turns_recorded_ < std::size_t(options_.probe_turns)) {
+            if (probe_index_.size() > 0)
+                record_probes(e, view, probe_index_.data(), probe_index_.size(),
+                              probe_history_.data() + probe_turns_recorded_ * probe_index_.size());
             ++probe_turns_recorded_;
         }
     });
@@ -106,22 +125,43 @@ void Tracker::track_turn() {
 BeamMoments Tracker::moments() {
     auto p = profile_.phase("diagnostics");
     const BeamView view = beam_.view();
-    return with_exec(backend_, [&](const auto& e) {
+    const BeamMoments mine = with_exec(backend_, [&](const auto& e) {
         beam_moments(e, workspace_, view, moments_.data());
         return e.read_value(moments_.data());
     });
+    if (options_.ranks.size() == 1) return mine;
+    // In rank order on every rank: the same bits everywhere.
+    const std::vector<BeamMoments> all = options_.ranks.allgather(mine);
+    BeamMoments m = all[0];
+    for (std::size_t r = 1; r < all.size(); ++r) m = CombineMoments{}(m, all[r]);
+    return m;
 }
 
 std::vector<std::uint64_t> Tracker::losses_per_element() const {
     std::vector<std::uint64_t> counts = losses_.to_vector();
     counts.resize(lattice_.elements.size());
+    if (options_.ranks.size() > 1) options_.ranks.allreduce(std::span<std::uint64_t>(counts), dist::ReduceOp::sum);
     return counts;
 }
 
-std::vector<Coordinates> Tracker::probe_history() const {
-    std::vector<Coordinates> all = probe_history_.to_vector();
-    all.resize(probe_turns_recorded_ * probe_index_.size());
-    return all;
+std::vector<Coordinates> Tracker::probe_history(std::size_t turns) const {
+    turns = std::min(turns, probe_turns_recorded_);
+    const std::size_t mine = probe_index_.size();
+    std::vector<Coordinates> local(turns * mine);
+    if (!local.empty()) probe_history_.copy_to_host(local);
+    if (options_.ranks.size() == 1) return local;
+    // Every rank's probes, rank after rank within each turn (the beam's row order).
+    const auto all = options_.ranks.allgatherv(std::as_bytes(std::span<const Coordinates>(local)));
+    std::vector<Coordinates> history(turns * options_.probes);
+    std::size_t column = 0;
+    for (const auto& bytes : all) {
+        const std::size_t count = turns ? bytes.size() / sizeof(Coordinates) / turns : 0;
+        for (std::size_t t = 0; t < turns; ++t)
+            std::memcpy(&history[t * options_.probes + column], bytes.data() + t * count * sizeof(Coordinates),
+                        count * sizeof(Coordinates));
+        column += count;
+    }
+    return history;
 }
 
 std::size_t Tracker::device_bytes() const {

@@ -102,10 +102,18 @@ struct PointTargets {
     float* count = nullptr;   // Gaussians covering the pixel (within 3 sigma)
 };
 
+// Ellipsoids that are computed but not drawn: those of another rank's particles, which a rank
+// holds only to shape its own particles' ellipsoids (a halo). Ellipsoid i is hidden when
+// flags[original[i]] is non-zero (flags[i] without `original`); no flags: every one is drawn.
+struct HiddenSplats {
+    const std::uint8_t* flags = nullptr;     // backend memory, by particle
+    const std::uint32_t* original = nullptr; // ellipsoid i's particle (a cell grid's sorted_to_original)
+};
+
 // Surface splats of n ellipsoids; tile_counts[i] = tiles splat i covers (0: not drawn).
 template <class Exec>
 void project_ellipsoids(const Exec& exec, const Ellipsoid* ellipsoids, std::size_t n, const CameraView& view,
-                        SurfaceSplat* splats, std::uint32_t* tile_counts);
+                        SurfaceSplat* splats, std::uint32_t* tile_counts, const HiddenSplats& hidden = {});
 
 // Point splats of n particles coloured by values[i] through `colours` (values null: the
 // colour of colours.lo).

@@ -67,7 +67,14 @@ struct ProjectEllipsoids {
     CameraView view;
     SurfaceSplat* splats;
     std::uint32_t* tile_counts;
+    HiddenSplats hidden;
     PK_HD void operator()(std::size_t i) const {
+        if (hidden.flags && hidden.flags[hidden.original ? hidden.original[i] : i]) {
+            splats[i].x_range = splats[i].y_range = pack_range(1, 0);
+            splats[i].index = std::uint32_t(i);
+            tile_counts[i] = 0;
+            return;
+        }
         const Ellipsoid e = ellipsoids[i];
         const Vec3f centre{e.row[0].w, e.row[1].w, e.row[2].w};
         const Vec3f offset = view.eye - centre;
@@ -297,8 +304,8 @@ void raster_tiles(const Exec& exec, const typename Op::Splat* splats, const Tile
 
 template <class Exec>
 void project_ellipsoids(const Exec& exec, const Ellipsoid* ellipsoids, std::size_t n, const CameraView& view,
-                        SurfaceSplat* splats, std::uint32_t* tile_counts) {
-    exec.for_each(n, kernels::ProjectEllipsoids{ellipsoids, view, splats, tile_counts}, "render.project_ellipsoids");
+                        SurfaceSplat* splats, std::uint32_t* tile_counts, const HiddenSplats& hidden) {
+    exec.for_each(n, kernels::ProjectEllipsoids{ellipsoids, view, splats, tile_counts, hidden}, "render.project_ellipsoids");
 }
 
 template <class Exec>
@@ -355,7 +362,7 @@ void raster_points(const Exec& exec, const PointSplat* splats, const TileBinner&
 
 #define PK_RENDER_RASTER_INSTANTIATE(Exec)                                                                          \
     template void project_ellipsoids(const Exec&, const Ellipsoid*, std::size_t, const CameraView&, SurfaceSplat*,  \
-                                     std::uint32_t*);                                                               \
+                                     std::uint32_t*, const HiddenSplats&);                                          \
     template void project_points(const Exec&, const Vec3f*, const float*, std::size_t, const PointStyle&,          \
                                  const ColourTable&, const CameraView&, PointSplat*, std::uint32_t*);               \
     template void TileBinner::reserve_pairs(const Exec&, std::size_t);                                              \

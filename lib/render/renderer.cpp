@@ -4,11 +4,13 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <span>
 #include <utility>
 
 #include "base/error.hpp"
 #include "core/buffer.hpp"
 #include "core/dispatch.hpp"
+#include "core/memory.hpp"
 #include "frnn/cell_grid.hpp"
 
 namespace partikel::render {
@@ -52,7 +54,8 @@ const char* style_name(Style style) {
 }
 
 struct Renderer::Buffers {
-    Buffers(const Backend& backend, const TileGrid& tiles, bool profile) : profile(backend, profile) {
+    Buffers(const Backend& backend, const TileGrid& tiles, bool profile, bool halo)
+        : profile(backend, profile), with_halo(halo) {
         const std::size_t pixels = tiles.tiles() ? std::size_t(tiles.width) * std::size_t(tiles.height) : 0;
         for (DeviceBuffer<float>* plane : {&depth[0], &depth[1], &opaque_depth, &thickness, &count, &r, &g, &b, &a,
                                            &z, &nx, &ny, &nz, &weight})
@@ -68,6 +71,7 @@ struct Renderer::Buffers {
         positions = DeviceBuffer<Vec3f>(backend, c.particles);
         radius = DeviceBuffer<float>(backend, c.particles);
         values = DeviceBuffer<float>(backend, c.particles);
+        if (with_halo) halo = DeviceBuffer<std::uint8_t>(backend, c.particles);
         opaque_positions = DeviceBuffer<Vec3f>(backend, c.opaque);
         opaque_radius = DeviceBuffer<float>(backend, c.opaque);
         ellipsoids = DeviceBuffer<Ellipsoid>(backend, splats);
@@ -83,6 +87,7 @@ struct Renderer::Buffers {
     Capacity capacity;
     DeviceBuffer<Vec3f> positions, opaque_positions;
     DeviceBuffer<float> radius, values, opaque_radius;
+    DeviceBuffer<std::uint8_t> halo;  // several ranks: the halo flags of the particles
     DeviceBuffer<Ellipsoid> ellipsoids;
     DeviceBuffer<SurfaceSplat> surface_splats;
     DeviceBuffer<PointSplat> point_splats;
@@ -96,11 +101,13 @@ struct Renderer::Buffers {
     int smoothed = 0;  // which depth[] holds the smoothed fluid depth
 
     PhaseProfile profile;
+    bool with_halo = false;
     std::size_t reallocations = 0;
 };
 
-Renderer::Renderer(const Backend& backend, const RenderSettings& settings, const Capacity& capacity)
-    : backend_(backend), settings_(settings) {
+Renderer::Renderer(const Backend& backend, const RenderSettings& settings, const Capacity& capacity,
+                   dist::Communicator ranks)
+    : backend_(backend), ranks_(std::move(ranks)), settings_(settings) {
     view_ = make_view(Camera{}, settings_.width, settings_.height);  // checks the size
     if (settings_.style == Style::fluid) {
         const float h = settings_.smoothing_length_m;
@@ -129,7 +136,9 @@ Renderer::Renderer(const Backend& backend, const RenderSettings& settings, const
     // Builds the colour table now: a bad range is a usage error before the first frame.
     make_colour_table(settings_.colour_map, settings_.range_lo, settings_.range_hi);
 
-    buffers_ = std::make_unique<Buffers>(backend_, TileGrid::of(settings_.width, settings_.height), false);
+    if (ranks_.size() > 1) ranks_.bind_device(backend_);
+    buffers_ = std::make_unique<Buffers>(backend_, TileGrid::of(settings_.width, settings_.height), false,
+                                         ranks_.size() > 1);
     buffers_->allocate(backend_, settings_.style,
                        {std::max<std::size_t>(capacity.particles, 1), std::max<std::size_t>(capacity.opaque, 1)},
                        TileGrid::of(settings_.width, settings_.height), 0);
@@ -142,7 +151,7 @@ std::size_t Renderer::reallocations() const { return buffers_->reallocations + b
 std::size_t Renderer::device_bytes() const {
     const Buffers& bf = *buffers_;
     std::size_t bytes = bf.positions.bytes() + bf.opaque_positions.bytes() + bf.radius.bytes() + bf.values.bytes() +
-                        bf.opaque_radius.bytes() + bf.ellipsoids.bytes() + bf.surface_splats.bytes() +
+                        bf.opaque_radius.bytes() + bf.halo.bytes() + bf.ellipsoids.bytes() + bf.surface_splats.bytes() +
                         bf.point_splats.bytes() + bf.opaque_index.bytes();
     for (const DeviceBuffer<float>* plane : {&bf.depth[0], &bf.depth[1], &bf.opaque_depth, &bf.thickness, &bf.count,
                                              &bf.r, &bf.g, &bf.b, &bf.a, &bf.z, &bf.nx, &bf.ny, &bf.nz, &bf.weight})
@@ -153,6 +162,11 @@ std::size_t Renderer::device_bytes() const {
 }
 
 void Renderer::enable_profile(bool on) { buffers_->profile = PhaseProfile(backend_, on); }
+
+void Renderer::allreduce_planes(std::initializer_list<float*> planes, dist::ReduceOp op) {
+    const std::size_t pixels = std::size_t(view_.width) * std::size_t(view_.height);
+    for (float* plane : planes) ranks_.allreduce_device(plane, pixels, op);
+}
 
 const PhaseProfile& Renderer::profile() const { return buffers_->profile; }
 
@@ -195,6 +209,9 @@ void Renderer::check_input(const FrameInput& frame) {
         if (!p.value.empty() && p.value.size() != p.position.size())
             throw UsageError(std::string("render: ") + std::to_string(p.value.size()) + " " + what + "values for " +
                              std::to_string(p.position.size()) + " particles");
+        if (!p.halo.empty() && p.halo.size() != p.position.size())
+            throw UsageError(std::string("render: ") + std::to_string(p.halo.size()) + " " + what + "halo flags for " +
+                             std::to_string(p.position.size()) + " particles");
     };
     constexpr float big = std::numeric_limits<float>::max();
     Buffers& bf = *buffers_;
@@ -203,6 +220,15 @@ void Renderer::check_input(const FrameInput& frame) {
     check(frame.particles, "", bf.lo, bf.hi);
     Vec3f opaque_lo = bf.lo, opaque_hi = bf.hi;
     check(frame.opaque, "opaque ", opaque_lo, opaque_hi);
+    if (!frame.opaque.halo.empty()) throw UsageError("render: opaque particles have no halo");
+    if (!frame.particles.halo.empty() && (ranks_.size() == 1 || settings_.style != Style::fluid))
+        throw UsageError("render: a halo belongs to fluid rendered across ranks");
+    // Across ranks the fluid's neighbour grid covers every rank's particles: the same cells, in
+    // the same order, as one rank's.
+    if (ranks_.size() > 1 && settings_.style == Style::fluid) {
+        ranks_.allreduce(std::span<float>(&bf.lo.x, 3), dist::ReduceOp::min);
+        ranks_.allreduce(std::span<float>(&bf.hi.x, 3), dist::ReduceOp::max);
+    }
 }
 
 void Renderer::render(const FrameInput& frame, const Camera& camera) {
@@ -224,6 +250,7 @@ void Renderer::render(const FrameInput& frame, const Camera& camera) {
         if (n && !frame.particles.value.empty()) bf.values.copy_from_host(frame.particles.value);
         if (m) bf.opaque_positions.copy_from_host(frame.opaque.position);
         if (m && !frame.opaque.radius_m.empty()) bf.opaque_radius.copy_from_host(frame.opaque.radius_m);
+        if (n && !frame.particles.halo.empty()) bf.halo.copy_from_host(frame.particles.halo);
     }
     switch (settings_.style) {
         case Style::fluid: render_fluid(frame); break;
@@ -237,8 +264,9 @@ namespace {
 // The surface raster of n spheres or ellipsoids already in `ellipsoids`.
 template <class Exec>
 void splat_surfaces(const Exec& exec, TileBinner& binner, const Ellipsoid* ellipsoids, SurfaceSplat* splats,
-                    std::size_t n, const CameraView& view, const SurfaceTargets& targets) {
-    project_ellipsoids(exec, ellipsoids, n, view, splats, binner.tile_counts());
+                    std::size_t n, const CameraView& view, const SurfaceTargets& targets,
+                    const HiddenSplats& hidden = {}) {
+    project_ellipsoids(exec, ellipsoids, n, view, splats, binner.tile_counts(), hidden);
     binner.bin(exec, static_cast<const SurfaceSplat*>(splats), n);
     raster_surfaces(exec, splats, binner, view, targets);
 }
@@ -289,13 +317,23 @@ void Renderer::render_fluid(const FrameInput& frame) {
         }
         {
             auto phase = bf.profile.phase("splat");
+            // The halo's ellipsoids (in the grid's order) are another rank's to draw.
+            HiddenSplats hidden;
+            if (n && !frame.particles.halo.empty()) hidden = {bf.halo.data(), bf.grid->sorted_to_original()};
             splat_surfaces(exec, *bf.binner, bf.ellipsoids.data(), bf.surface_splats.data(), n, view_,
                            {.depth = bf.depth[0].data(),
                             .index = nullptr,
                             .thickness = bf.thickness.data(),
                             .count = bf.count.data(),
-                            .clip_depth = bf.opaque_depth.data()});
+                            .clip_depth = bf.opaque_depth.data()},
+                           hidden);
         }
+        if (ranks_.size() > 1) {
+            auto phase = bf.profile.phase("composite");
+            allreduce_planes({bf.depth[0].data()}, dist::ReduceOp::min);
+            allreduce_planes({bf.thickness.data(), bf.count.data()}, dist::ReduceOp::sum);
+        }
+        if (!ranks_.root()) return;  // flow and shading once, on rank 0
         {
             auto phase = bf.profile.phase("flow");
             const FlowParams flow{settings_.flow_rate, settings_.discontinuity_over_radius * radius,
@@ -356,6 +394,25 @@ void Renderer::render_spheres(const FrameInput& frame) {
                            {bf.r.data(), bf.g.data(), bf.b.data(), bf.a.data(), bf.z.data(), bf.nx.data(),
                             bf.ny.data(), bf.nz.data()});
         }
+        if (ranks_.size() > 1) {
+            // Each pixel from the rank whose sphere is nearest (screen.hpp).
+            auto phase = bf.profile.phase("composite");
+            const std::size_t pixels = std::size_t(view_.width) * std::size_t(view_.height);
+            float* nearest = bf.weight.data();
+            copy_bytes(backend_, nearest, bf.z.data(), pixels * sizeof(float), CopyDirection::device_to_device, true);
+            allreduce_planes({nearest}, dist::ReduceOp::min);
+            std::uint32_t* owner = bf.opaque_index.data();
+            const auto rank = std::uint32_t(ranks_.rank());
+            nearest_owner(exec, bf.z.data(), nearest, rank, pixels, owner);
+            ranks_.allreduce_device(owner, pixels, dist::ReduceOp::min);
+            clear_unowned(exec, owner, rank, pixels,
+                          {bf.r.data(), bf.g.data(), bf.b.data(), bf.a.data(), nullptr, bf.nx.data(), bf.ny.data(),
+                           bf.nz.data()});
+            allreduce_planes({bf.r.data(), bf.g.data(), bf.b.data(), bf.a.data(), bf.nx.data(), bf.ny.data(),
+                              bf.nz.data(), bf.count.data()},
+                             dist::ReduceOp::sum);
+            copy_bytes(backend_, bf.z.data(), nearest, pixels * sizeof(float), CopyDirection::device_to_device, true);
+        }
     });
 }
 
@@ -383,6 +440,13 @@ void Renderer::render_points(const FrameInput& frame) {
             raster_points(exec, bf.point_splats.data(), *bf.binner, view_,
                           {bf.r.data(), bf.g.data(), bf.b.data(), bf.weight.data(), bf.z.data(), bf.count.data()});
         }
+        if (ranks_.size() > 1) {
+            auto phase = bf.profile.phase("composite");
+            allreduce_planes({bf.r.data(), bf.g.data(), bf.b.data(), bf.weight.data(), bf.count.data()},
+                             dist::ReduceOp::sum);
+            allreduce_planes({bf.z.data()}, dist::ReduceOp::min);
+        }
+        if (!ranks_.root()) return;  // the background once, on rank 0
         {
             auto phase = bf.profile.phase("shade");
             finish_points(exec, bf.weight.data(), view_, settings_.background,

@@ -14,10 +14,28 @@
 //            are lit spheres behind it.
 //   points   additive Gaussian splats coloured by a value through a colour map.
 //   spheres  opaque lit spheres coloured by a value.
+//
+// Sort-last across ranks (Werner 2015, chapter 6): constructed with several ranks, each rank
+// renders its share of every frame's particles and the images are composited on the device:
+//   fluid    each rank's fluid particles plus a halo (FrameInput::particles.halo: the other
+//            ranks' particles within the anisotropy's support, r_iso = 2h, of its own, which
+//            shape its ellipsoids but are not drawn) and every opaque particle; the neighbour
+//            grid is fitted to every rank's bounds (the same cells as on one rank); after
+//            splatting, depth is all-reduced by its minimum and thickness and count by their
+//            sums; curvature flow and shading then run once, on rank 0;
+//   points   the splat sums (colour, weight, count) are summed and the depth minimum taken,
+//            then rank 0 adds the background;
+//   spheres  each rank shades its spheres; per pixel the rank with the nearest depth keeps
+//            its pixel (screen.hpp, nearest_owner and clear_unowned) and the planes are summed.
+// Depth, normals and counts then equal one rank's image bit for bit (when each rank's
+// particles keep the frame's order, and one thread orders a cell grid); thickness, colours of
+// the fluid and of points differ by the order of float sums. Only rank 0's download() holds
+// the frame.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <span>
 #include <string>
@@ -26,6 +44,7 @@
 #include "base/vec.hpp"
 #include "core/backend.hpp"
 #include "core/timer.hpp"
+#include "dist/communicator.hpp"
 #include "render/anisotropy.hpp"
 #include "render/camera.hpp"
 #include "render/colormap.hpp"
@@ -68,6 +87,9 @@ struct ParticleSpan {
     std::span<const Vec3f> position{};  // m
     std::span<const float> radius_m{};  // per particle, or empty (the settings' constant)
     std::span<const float> value{};     // colour values, or empty
+    // Fluid across ranks: 1 for another rank's particle, held only to shape this rank's
+    // ellipsoids (a halo; not drawn); empty: every particle is drawn.
+    std::span<const std::uint8_t> halo{};
 };
 
 struct FrameInput {
@@ -94,13 +116,16 @@ struct Capacity {
 class Renderer {
 public:
     // Allocates everything a frame up to `capacity` needs. UsageError for impossible settings
-    // (image size, fluid without a smoothing length, non-positive radii, ...).
-    Renderer(const Backend& backend, const RenderSettings& settings, const Capacity& capacity);
+    // (image size, fluid without a smoothing length, non-positive radii, ...). `ranks`: the
+    // ranks that share every frame (sort-last, above; collective, binds them to `backend`).
+    Renderer(const Backend& backend, const RenderSettings& settings, const Capacity& capacity,
+             dist::Communicator ranks = dist::Communicator::single());
     ~Renderer();
     Renderer(const Renderer&) = delete;
     Renderer& operator=(const Renderer&) = delete;
 
-    // Renders on the backend (returns when the work is queued, or done on the CPU). A frame
+    // Renders on the backend (returns when the work is queued, or done on the CPU; collective
+    // over the ranks). A frame
     // larger than the capacity grows the buffers (an allocation, counted by reallocations()),
     // as does a fluid that leaves the neighbour grid's box. UsageError on non-finite
     // positions, radii or camera.
@@ -126,8 +151,11 @@ private:
     void render_fluid(const FrameInput& frame);
     void render_spheres(const FrameInput& frame);
     void render_points(const FrameInput& frame);
+    // Several ranks: all-reduce these planes (backend memory, one image each) in place.
+    void allreduce_planes(std::initializer_list<float*> planes, dist::ReduceOp op);
 
     Backend backend_;
+    dist::Communicator ranks_;
     RenderSettings settings_;
     CameraView view_{};
     std::unique_ptr<Buffers> buffers_;

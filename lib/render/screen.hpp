@@ -122,4 +122,17 @@ template <class Exec>
 void finish_points(const Exec& exec, const float* weight, const CameraView& view, const Background& background,
                    const ShadeTargets& targets);
 
+// Sort-last compositing of opaque surfaces shaded on several ranks (each its own particles):
+// with `nearest` every rank's depth's minimum, owner[i] = rank where this rank's depth is the
+// nearest (else 0xffffffff); once the owners are all-reduced by their minimum (the lowest rank
+// wins a tie, so rank 0 keeps the background), clear_unowned zeroes this rank's planes
+// (r, g, b, a, normals; not z) where another rank owns the pixel, so that their sum over the
+// ranks is the owner's pixel, unchanged to the bit.
+template <class Exec>
+void nearest_owner(const Exec& exec, const float* depth, const float* nearest, std::uint32_t rank, std::size_t pixels,
+                   std::uint32_t* owner);
+template <class Exec>
+void clear_unowned(const Exec& exec, const std::uint32_t* owner, std::uint32_t rank, std::size_t pixels,
+                   const ShadeTargets& planes);
+
 }  // namespace partikel::render

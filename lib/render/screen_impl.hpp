@@ -223,7 +223,38 @@ struct FinishPoints {
     }
 };
 
+struct NearestOwner {
+    const float* depth;
+    const float* nearest;
+    std::uint32_t rank;
+    std::uint32_t* owner;
+    PK_HD void operator()(std::size_t i) const { owner[i] = depth[i] == nearest[i] ? rank : 0xffffffffu; }
+};
+
+struct ClearUnowned {
+    const std::uint32_t* owner;
+    std::uint32_t rank;
+    ShadeTargets planes;
+    PK_HD void operator()(std::size_t i) const {
+        if (owner[i] == rank) return;
+        for (float* p : {planes.r, planes.g, planes.b, planes.a, planes.nx, planes.ny, planes.nz})
+            if (p) p[i] = 0.0f;
+    }
+};
+
 }  // namespace kernels
+
+template <class Exec>
+void nearest_owner(const Exec& exec, const float* depth, const float* nearest, std::uint32_t rank, std::size_t pixels,
+                   std::uint32_t* owner) {
+    exec.for_each(pixels, kernels::NearestOwner{depth, nearest, rank, owner}, "render.nearest_owner");
+}
+
+template <class Exec>
+void clear_unowned(const Exec& exec, const std::uint32_t* owner, std::uint32_t rank, std::size_t pixels,
+                   const ShadeTargets& planes) {
+    exec.for_each(pixels, kernels::ClearUnowned{owner, rank, planes}, "render.clear_unowned");
+}
 
 template <class Exec>
 void curvature_flow_step(const Exec& exec, const float* depth_in, float* depth_out, int width, int height,
@@ -250,6 +281,8 @@ void finish_points(const Exec& exec, const float* weight, const CameraView& view
     template void curvature_flow_step(const Exec&, const float*, float*, int, int, const FlowParams&);            \
     template void shade_surfaces(const Exec&, const ShadeInputs&, const CameraView&, const Background&,           \
                                  const Lighting&, const FluidLook&, const ShadeTargets&);                         \
-    template void finish_points(const Exec&, const float*, const CameraView&, const Background&, const ShadeTargets&);
+    template void finish_points(const Exec&, const float*, const CameraView&, const Background&, const ShadeTargets&); \
+    template void nearest_owner(const Exec&, const float*, const float*, std::uint32_t, std::size_t, std::uint32_t*); \
+    template void clear_unowned(const Exec&, const std::uint32_t*, std::uint32_t, std::size_t, const ShadeTargets&);
 
 }  // namespace partikel::render

@@ -91,6 +91,8 @@ int pic_track(std::span<const std::string> args) {
               "Track an ion beam through a ring, turn by turn: first-order maps, thin multipole and rf kicks,\n"
               "apertures, 2.5D space charge (particle-in-cell, FFT Poisson) and longitudinal space charge;\n"
               "frames of the beam and a table of its moments per turn (docs/PIC.md). A step is a turn.\n"
+              "Under mpirun each rank (a GPU, or a share of the cores) tracks a block of the beam; the charge\n"
+              "grid is summed across ranks before every field solve.\n"
               "The beam is generated (--distribution) or read from a frame (-i, e.g. pic-track's output).");
     tool.add_common(kInput | kOutput | kDevice | kThreads | kSeed | kProfile);
     CLI::App& app = tool.app();
@@ -205,11 +207,14 @@ int pic_track(std::span<const std::string> args) {
         if (print_lattice) {
             const pic::io::BeamParameters b = beam_parameters(bf, lattice);
             const pic::ReferenceParticle r = pic::make_reference(b.species);
-            std::printf("reference: %s\n%s", pic::describe(b.species, r).c_str(),
-                        pic::format_optics(lattice, pic::compute_optics(lattice, r)).c_str());
+            const std::string optics = pic::format_optics(lattice, pic::compute_optics(lattice, r));
+            if (t.join_ranks().root()) std::printf("reference: %s\n%s", pic::describe(b.species, r).c_str(), optics.c_str());
             return 0;
         }
         const run::RunOptions options = run_options(run_flags, t, "pic-track");
+        // One rank, or every rank mpirun started: rank 0 makes or reads the beam and each rank
+        // tracks a block of it.
+        const dist::Communicator ranks = t.join_ranks();
         Backend backend = t.open_backend();
         sc.nx = sf.grid[0];
         sc.ny = sf.grid[1];
@@ -223,80 +228,86 @@ int pic_track(std::span<const std::string> args) {
         } else if (sc.longitudinal && sc.geometry_factor == 0.0) {
             sc.pipe_radius_m = lf.pipe_radius_m;  // for the geometry factor only
         }
-
-        pic::io::TrackingSetup setup{lattice, {}, to};
-        pic::ParticleSet particles;
-        std::int64_t turn = 0;
-        if (!bf.distribution.empty()) {
-            setup.beam = beam_parameters(bf, lattice);
-            const pic::Optics optics = pic::compute_optics(lattice, pic::make_reference(setup.beam.species));
-            pic::BeamSpec spec;
-            spec.species = setup.beam.species;
-            spec.intensity = setup.beam.intensity;
-            spec.macroparticles = bf.particles;
-            spec.transverse = bf.distribution == "kv"              ? pic::Distribution::kv
-                              : bf.distribution == "semi-gaussian" ? pic::Distribution::semi_gaussian
-                              : bf.distribution == "gaussian"      ? pic::Distribution::gaussian
-                                                                   : pic::Distribution::waterbag;
-            spec.emittance_x_m = pick(bf.emittance_mm_mrad, 0) * pic::kMmMrad;
-            spec.emittance_y_m = pick(bf.emittance_mm_mrad, 1) * pic::kMmMrad;
-            spec.mismatch_x = pick(bf.mismatch, 0);
-            spec.mismatch_y = pick(bf.mismatch, 1);
-            spec.offset_x_m = bf.offset_m[0];
-            spec.offset_y_m = bf.offset_m[1];
-            spec.momentum_spread = bf.momentum_spread;
-            if (bf.bunch_length_m) {
-                spec.longitudinal = bf.longitudinal == "gaussian" ? pic::Longitudinal::gaussian : pic::Longitudinal::elliptic;
-                spec.bunch_length_m = *bf.bunch_length_m;
-            }
-            spec.seed = t.options().seed;
-            // Before generating: the host set (68 bytes a particle), the state on a CPU backend
-            // and two staged frames hold about four copies.
-            constexpr double beam_bytes_per_particle = 4.0 * 68.0;
-            require_host_memory("--particles " + std::to_string(bf.particles), double(bf.particles),
-                                beam_bytes_per_particle);
-            particles = pic::generate_beam(spec, optics.start, lattice.circumference_m());
-        } else {
-            if (bf.any_species() || bf.bunch_length_m)
-                throw UsageError("beam flags (--Z, --A, --energy, --intensity, --bunch-length) describe a generated beam: "
-                                 "give --distribution, or none with -i");
-            refuse_terminal_stdin(t.options().input);
-            pic::io::StartState start = run::parse_start_frame(t.options().input, run_flags.start_frame, [](const fmt::Frame& f) {
-                pic::io::StartState state = pic::io::read_frame(f);
-                if (!state.parameters) throw FormatError("the frame has no pic.* attributes (species, intensity)");
-                return state;
-            });
-            const double C = lattice.circumference_m();
-            if (std::abs(start.parameters->circumference_m - C) > 1e-9 * C)
-                throw UsageError("the frame's ring is " + std::to_string(start.parameters->circumference_m) +
-                                 " m around, this lattice " + std::to_string(C) + " m");
-            setup.beam = *start.parameters;
-            particles = std::move(start.particles);
-            turn = start.turn;
-        }
-        to.profile = t.options().profile;
-        setup.tracker = to;
+        if (bf.distribution.empty() && (bf.any_species() || bf.bunch_length_m))
+            throw UsageError("beam flags (--Z, --A, --energy, --intensity, --bunch-length) describe a generated beam: "
+                             "give --distribution, or none with -i");
         const std::string extension = std::filesystem::path(t.options().output).extension().string();
-        setup.beam.beam_physics_records =
+        const bool beam_physics_records =
             beam_physics || (extension.size() > 1 && fmt::parse_encoding(extension.substr(1)) == fmt::Encoding::hdf5);
 
-        pic::io::TrackingSimulation simulation(backend, setup, particles, turn);
-        t.log().info("tracking " + std::to_string(simulation.size()) + " macroparticles on " + backend.describe() +
-                     " from turn " + std::to_string(turn) + ", " + std::to_string(lattice.elements.size()) +
-                     " elements fused into " + std::to_string(simulation.tracker().program().ops.size()) +
+        pic::io::RankStart start = pic::io::scatter_start(ranks, [&] {
+            pic::io::RankStart all;
+            if (!bf.distribution.empty()) {
+                all.parameters = beam_parameters(bf, lattice);
+                const pic::Optics optics = pic::compute_optics(lattice, pic::make_reference(all.parameters.species));
+                pic::BeamSpec spec;
+                spec.species = all.parameters.species;
+                spec.intensity = all.parameters.intensity;
+                spec.macroparticles = bf.particles;
+                spec.transverse = bf.distribution == "kv"              ? pic::Distribution::kv
+                                  : bf.distribution == "semi-gaussian" ? pic::Distribution::semi_gaussian
+                                  : bf.distribution == "gaussian"      ? pic::Distribution::gaussian
+                                                                       : pic::Distribution::waterbag;
+                spec.emittance_x_m = pick(bf.emittance_mm_mrad, 0) * pic::kMmMrad;
+                spec.emittance_y_m = pick(bf.emittance_mm_mrad, 1) * pic::kMmMrad;
+                spec.mismatch_x = pick(bf.mismatch, 0);
+                spec.mismatch_y = pick(bf.mismatch, 1);
+                spec.offset_x_m = bf.offset_m[0];
+                spec.offset_y_m = bf.offset_m[1];
+                spec.momentum_spread = bf.momentum_spread;
+                if (bf.bunch_length_m) {
+                    spec.longitudinal = bf.longitudinal == "gaussian" ? pic::Longitudinal::gaussian : pic::Longitudinal::elliptic;
+                    spec.bunch_length_m = *bf.bunch_length_m;
+                }
+                spec.seed = t.options().seed;
+                // Before generating: the host set (68 bytes a particle), the state on a CPU backend
+                // and two staged frames hold about four copies.
+                constexpr double beam_bytes_per_particle = 4.0 * 68.0;
+                require_host_memory("--particles " + std::to_string(bf.particles), double(bf.particles),
+                                    beam_bytes_per_particle);
+                all.particles = pic::generate_beam(spec, optics.start, lattice.circumference_m());
+            } else {
+                refuse_terminal_stdin(t.options().input);
+                pic::io::StartState read = run::parse_start_frame(t.options().input, run_flags.start_frame, [](const fmt::Frame& f) {
+                    pic::io::StartState state = pic::io::read_frame(f);
+                    if (!state.parameters) throw FormatError("the frame has no pic.* attributes (species, intensity)");
+                    return state;
+                });
+                const double C = lattice.circumference_m();
+                if (std::abs(read.parameters->circumference_m - C) > 1e-9 * C)
+                    throw UsageError("the frame's ring is " + std::to_string(read.parameters->circumference_m) +
+                                     " m around, this lattice " + std::to_string(C) + " m");
+                all.parameters = *read.parameters;
+                all.particles = std::move(read.particles);
+                all.turn = read.turn;
+            }
+            all.parameters.beam_physics_records = beam_physics_records;
+            return all;
+        });
+        to.profile = t.options().profile;
+        to.ranks = ranks;
+        pic::io::TrackingSetup setup{lattice, start.parameters, to};
+
+        std::optional<pic::io::TrackingSimulation> simulation;
+        ranks.collectively([&] { simulation.emplace(backend, setup, start.particles, start.turn); });
+        std::string where = backend.describe();
+        if (ranks.size() > 1) where = ranks.describe() + ", " + where + " on rank 0";
+        t.log().info("tracking " + std::to_string(simulation->size()) + " macroparticles on " + where + " from turn " +
+                     std::to_string(start.turn) + ", " + std::to_string(lattice.elements.size()) +
+                     " elements fused into " + std::to_string(simulation->tracker().program().ops.size()) +
                      " operations per turn");
-        auto writer = fmt::open_writer(t.options().output, writer_options(run_flags, t));
+        auto writer = run::open_frame_writer(ranks, t.options().output, writer_options(run_flags, t));
         const run::RunReport report = run::run_simulation(
-            simulation, *writer, options,
+            *simulation, *writer, options,
             run::make_provenance("pic-track", t.command_line(), backend.describe(), t.options().seed), t.log());
         t.log().info(report.summary());
-        const auto losses = simulation.tracker().losses_per_element();
+        const auto losses = simulation->tracker().losses_per_element();
         for (std::size_t e = 0; e < losses.size(); ++e)
             if (losses[e])
                 t.log().info("lost at " + lattice.elements[e].name + " (element " + std::to_string(e) +
                              "): " + std::to_string(losses[e]));
-        if (t.options().profile) std::fprintf(stderr, "%s", simulation.tracker().profile().report().c_str());
-        return report.interrupted ? 128 + interrupt_signal() : 0;
+        if (t.options().profile && ranks.root()) std::fprintf(stderr, "%s", simulation->tracker().profile().report().c_str());
+        return report.interrupted ? 128 + report.signal : 0;
     });
 }
 

@@ -38,7 +38,9 @@ render::BackgroundKind parse_background(const std::string& name) {
 int splat_render(std::span<const std::string> args) {
     Tool tool("splat-render",
               "Render particle frames to OpenEXR images (one per frame): an SPH fluid surface, points or\n"
-              "spheres coloured by any column. Reads a particle stream or file, headless, on the GPU or CPU.");
+              "spheres coloured by any column. Reads a particle stream or file, headless, on the GPU or CPU.\n"
+              "Under mpirun (a GPU or a share of the cores per rank) a sequence renders frame-parallel and\n"
+              "one frame sort-last: each rank its share of the particles, the images composited (--split).");
     tool.add_common(kInput | kDevice | kThreads | kProfile);
     CLI::App& app = tool.app();
     render::io::SequenceOptions o;
@@ -67,6 +69,12 @@ int splat_render(std::span<const std::string> args) {
     app.add_option("--in-flight", o.frames_in_flight, "Images encoding while the next render (0: half the cores)")
         ->check(number_in(0, 64))
         ->capture_default_str();
+    std::string rank_split = "auto";
+    app.add_option("--split", rank_split,
+                   "Under mpirun: frames, particles (sort-last) or auto")
+        ->check(CLI::IsMember({"auto", "frames", "particles"}))
+        ->capture_default_str()
+        ->group("Ranks");
 
     const char* camera = "Camera";
     app.add_option("--eye", eye, "Camera position X,Y,Z [m] (default: fitted)")->delimiter(',')->expected(3)->group(camera);
@@ -208,6 +216,9 @@ int splat_render(std::span<const std::string> args) {
         if (s.style == render::Style::fluid && (!o.selection.colour.empty() || !o.selection.radius.empty()))
             throw UsageError("--colour and --radius-column apply to --style points and spheres");
 
+        o.split = render::io::parse_rank_split(rank_split);
+        // One rank, or every rank mpirun started (a GPU each, or a share of the cores).
+        o.ranks = t.join_ranks();
         Backend backend = t.open_backend();
         std::optional<Progress> progress;  // made at the first frame, when the total is known
         const render::io::SequenceReport report = render::io::render_stream(

@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <span>
 
 #include "base/error.hpp"
 #include "base/log.hpp"
 #include "base/vec.hpp"
+#include "dist/slabs.hpp"
 
 namespace partikel::render::io {
 
@@ -151,6 +153,86 @@ bool FrameParticles::bounds(Vec3f& lo, Vec3f& hi) const {
             }
         }
     return any;
+}
+
+namespace {
+// An f32 x 3 column as positions (base/vec.hpp: the same layout).
+std::span<Vec3f> as_vec3(std::span<float> xyz) { return {reinterpret_cast<Vec3f*>(xyz.data()), xyz.size() / 3}; }
+}  // namespace
+
+std::vector<fmt::Frame> split_by_slabs(const FrameInput& all, int ranks, float halo_m) {
+    const ParticleSpan& p = all.particles;
+    const std::size_t n = p.position.size();
+    // The longest axis of the particles' bounds.
+    Vec3f lo{0.0f, 0.0f, 0.0f}, hi{0.0f, 0.0f, 0.0f};
+    for (std::size_t i = 0; i < n; ++i)
+        for (int k = 0; k < 3; ++k) {
+            lo[k] = i ? std::min(lo[k], p.position[i][k]) : p.position[i][k];
+            hi[k] = i ? std::max(hi[k], p.position[i][k]) : p.position[i][k];
+        }
+    int axis = 0;
+    for (int k = 1; k < 3; ++k)
+        if (hi[k] - lo[k] > hi[axis] - lo[axis]) axis = k;
+    std::vector<float> x(n);
+    for (std::size_t i = 0; i < n; ++i) x[i] = p.position[i][axis];
+    const dist::SlabDecomposition slabs = dist::slabs_by_count(axis, x, ranks);
+    // Rank r's particles, in the frame's order: its slab's, and within halo_m of it.
+    std::vector<std::vector<std::uint32_t>> rows(static_cast<std::size_t>(ranks));
+    std::vector<std::vector<std::uint8_t>> halo(static_cast<std::size_t>(ranks));
+    for (std::size_t i = 0; i < n; ++i) {
+        const int owner = slabs.rank_of(x[i]);
+        for (int r = 0; r < ranks; ++r) {
+            const double below = slabs.borders[std::size_t(r)], above = slabs.borders[std::size_t(r) + 1];
+            if (r != owner && !(halo_m > 0.0f && x[i] >= below - halo_m && x[i] <= above + halo_m)) continue;
+            rows[std::size_t(r)].push_back(std::uint32_t(i));
+            halo[std::size_t(r)].push_back(r == owner ? 0 : 1);
+        }
+    }
+    std::vector<fmt::Frame> shares(static_cast<std::size_t>(ranks));
+    for (int r = 0; r < ranks; ++r) {
+        const auto& mine = rows[std::size_t(r)];
+        fmt::Group& g = shares[std::size_t(r)].add_group("particles", mine.size());
+        const auto gather = [&](const char* name, std::span<const float> values) {
+            if (values.empty()) return;
+            const auto out = g.add_column(name, ScalarType::f32, 1).values<float>();
+            for (std::size_t k = 0; k < mine.size(); ++k) out[k] = values[mine[k]];
+        };
+        const auto position = as_vec3(g.add_column("position", ScalarType::f32, 3).values<float>());
+        for (std::size_t k = 0; k < mine.size(); ++k) position[k] = p.position[mine[k]];
+        gather("radius", p.radius_m);
+        gather("value", p.value);
+        if (halo_m > 0.0f) {
+            const auto out = g.add_column("halo", ScalarType::u8, 1).values<std::uint8_t>();
+            std::copy(halo[std::size_t(r)].begin(), halo[std::size_t(r)].end(), out.begin());
+        }
+        fmt::Group& o = shares[std::size_t(r)].add_group("opaque", all.opaque.position.size());
+        if (!all.opaque.position.empty()) {
+            const auto out = as_vec3(o.add_column("position", ScalarType::f32, 3).values<float>());
+            std::copy(all.opaque.position.begin(), all.opaque.position.end(), out.begin());
+        }
+        if (!all.opaque.radius_m.empty()) {
+            const auto out = o.add_column("radius", ScalarType::f32, 1).values<float>();
+            std::copy(all.opaque.radius_m.begin(), all.opaque.radius_m.end(), out.begin());
+        }
+    }
+    return shares;
+}
+
+FrameInput share_input(const fmt::Frame& share) {
+    const auto part = [&](const char* group) {
+        ParticleSpan s;
+        const fmt::Group* g = share.find_group(group);
+        if (!g) throw FormatError(std::string("a rank's share of a frame has no group '") + group + "'");
+        if (const fmt::Column* c = g->find("position")) {
+            const auto xyz = c->values<float>();
+            s.position = {reinterpret_cast<const Vec3f*>(xyz.data()), xyz.size() / 3};
+        }
+        if (const fmt::Column* c = g->find("radius")) s.radius_m = c->values<float>();
+        if (const fmt::Column* c = g->find("value")) s.value = c->values<float>();
+        if (const fmt::Column* c = g->find("halo")) s.halo = c->values<std::uint8_t>();
+        return s;
+    };
+    return {part("particles"), part("opaque")};
 }
 
 }  // namespace partikel::render::io

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 #include <string>
 #include <vector>
 
@@ -55,5 +56,15 @@ private:
     Part particles_, opaque_;
     std::uint64_t skipped_ = 0;
 };
+
+// One frame rendered sort-last across `ranks` (render/renderer.hpp): each rank's share as a
+// frame (group "particles": position, and radius, value and halo where given; group "opaque":
+// every opaque particle, for every rank). The particles are cut into slabs of equal counts
+// along the longest axis of their bounds (dist/slabs.hpp); with `halo_m` > 0 a rank also gets,
+// flagged as halo, every other particle within halo_m of its slab along that axis (the
+// anisotropy's support). Each share keeps the frame's order of its particles.
+std::vector<fmt::Frame> split_by_slabs(const FrameInput& all, int ranks, float halo_m);
+// The renderer's input over a share made by split_by_slabs (spans into `share`).
+FrameInput share_input(const fmt::Frame& share);
 
 }  // namespace partikel::render::io

@@ -6,6 +6,17 @@
 // (OpenEXR compresses the lines of one image on its own thread pool too), at most
 // `frames_in_flight` images at once. The camera, colour range and exposure are decided at the
 // first frame and held for the sequence, so that frames match.
+//
+// Several ranks (mpirun; SequenceOptions::ranks), split one of two ways (RankSplit):
+//   frames     each rank renders its own frames, the selected frames dealt out in turn (rank r
+//              the r-th, (r+R)-th, ...), and encodes and writes them; rank 0 decides the camera,
+//              range and exposure at the first frame and tells the others. Each rank reads its
+//              frames from the input when it can seek (a file with an index, HDF5); otherwise
+//              (stdin, a pipe, a stream without index) rank 0 reads and sends each frame to its
+//              rank. A failed rank ends the others at their next frame;
+//   particles  every frame is cut into slabs (frame_particles.hpp, split_by_slabs) on rank 0,
+//              which reads the input; every rank renders its share and the images are
+//              composited (render/renderer.hpp), then rank 0 shades, encodes and writes them.
 #pragma once
 
 #include <cstdint>
@@ -17,6 +28,7 @@
 #include "base/log.hpp"
 #include "base/vec.hpp"
 #include "core/backend.hpp"
+#include "dist/communicator.hpp"
 #include "render/io/frame_particles.hpp"
 #include "render/io/image_output.hpp"
 #include "render/renderer.hpp"
@@ -33,6 +45,11 @@ struct CameraOptions {
     float orbit_deg_per_frame = 0.0f;  // turn about up through the target, per input frame index
     std::string path_file;           // camera keyframes (render/camera.hpp, CameraPath); overrides the rest
 };
+
+// How several ranks share a sequence (above); automatic: particles when exactly one frame is
+// selected from an input that says how many it holds, frames otherwise.
+enum class RankSplit { automatic, frames, particles };
+RankSplit parse_rank_split(const std::string& name);  // "auto", "frames", "particles"; UsageError
 
 struct SequenceOptions {
     std::string input = "-";
@@ -55,22 +72,30 @@ struct SequenceOptions {
     // zip encoding keeps only a few cores busy: OpenEXR's serial steps and the PNG preview).
     int frames_in_flight = 0;
     bool profile = false;            // time every phase (one synchronisation per phase)
+    dist::Communicator ranks = dist::Communicator::single();  // the ranks that share the work
+    RankSplit split = RankSplit::automatic;
 };
 
 struct SequenceReport {
-    std::uint64_t frames = 0;             // rendered and written
+    std::uint64_t frames = 0;             // rendered and written (by every rank)
     std::uint64_t skipped_particles = 0;  // non-finite positions, over all frames
     double seconds = 0.0;                 // wall clock
     double encode_seconds = 0.0;          // summed over the encoding tasks (overlapped)
     std::string profile;                  // per-phase table (options.profile)
 };
 
-// Called after each frame is handed to the encoder: frames done, and the total when known.
+// Called after each frame is handed to the encoder: frames done, and the total when known
+// (several ranks: rank 0's frames, on rank 0 only).
 using FrameCallback = std::function<void(std::uint64_t done, std::optional<std::uint64_t> total)>;
 
-// Renders every selected frame of options.input to options.output. Errors: UsageError for bad
-// options (found before any frame is rendered where possible), FormatError for bad input,
-// IoError for unwritable output; a frame being written when an error strikes leaves no file.
+// Renders every selected frame of options.input to options.output (collective over
+// options.ranks). Errors: UsageError for bad options (found before any frame is rendered where
+// possible), FormatError for bad input, IoError for unwritable output; a frame being written
+// when an error strikes leaves no file, and the frames written before stay.
+//
+// A test hook, as in the run loop (run/run_loop.hpp): with PARTIKEL_TEST_FAIL_RANK=R and
+// PARTIKEL_TEST_FAIL_FRAME=F in the environment, rank R throws a DeviceError on its own before
+// it renders input frame F (tests/cli/splat-render/ranks.sh).
 SequenceReport render_stream(const Backend& backend, const SequenceOptions& options, Log& log,
                              const FrameCallback& on_frame = {});
 

@@ -245,6 +245,13 @@ TEST_CASE("duplicate: a communicator of its own over the same ranks") {
     CHECK(d.allreduce<std::int32_t>(1, ReduceOp::sum) == c.size());
 }
 
+TEST_CASE("throw_if_failed: nothing to throw while every rank is well, and it never waits") {
+    const Communicator c = world();
+    CHECK_NOTHROW(c.throw_if_failed());
+    c.barrier();
+    CHECK_NOTHROW(c.throw_if_failed());
+}
+
 TEST_CASE("single: one rank, whatever started the process") {
     Communicator s = Communicator::single();
     CHECK(s.size() == 1);
