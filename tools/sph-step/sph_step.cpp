@@ -101,12 +101,12 @@ int sph_step(std::span<const std::string> args) {
         ->group("Snow");
     sph::RankOptions rank_options;
     app.add_option("--rank-capacity", rank_options.capacity_factor,
-                   "Under mpirun: rows per rank (particles and ghosts) as a multiple of an even share")
+                   "mpirun: rows per rank (particles, ghosts) in even shares")
         ->check(number_in(1.0, 64.0))
         ->capture_default_str()
         ->group("Ranks");
     app.add_option("--balance-every", rank_options.balance_every,
-                   "Under mpirun: steps between load-balancing moves of the slab borders (0: fixed)")
+                   "mpirun: steps between balancing moves of the slabs (0: fixed)")
         ->check(number_in(0, 1000000))
         ->capture_default_str()
         ->group("Ranks");
