@@ -67,6 +67,7 @@ OUT=${OUT:-$PWD/out/multi-gpu-check}
 mkdir -p "$OUT"
 build=build-gpu
 export NCCL_NVLS_ENABLE=0
+. scripts/use-deps.sh  # OpenEXR from .deps where the machine has none
 { nvidia-smi; nvidia-smi topo -m; nvcc --version; mpirun --version; git log -1 --format='commit %H %cd' 2>/dev/null; date -u; } \
   > "$OUT/machine.txt" 2>&1
 

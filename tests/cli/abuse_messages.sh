@@ -91,6 +91,8 @@ for coords in "1e38 -1e38" "1e30 1.000001e30" "0 1e-30" "0 1e20"; do
     0) ;;
     2) one_line "camera fitted to $coords" splat-render "cannot fit the camera to its particles.*--eye and --target"
        grep -q "parallel" "$work/err" && { echo "FAIL camera fitted to $coords blames the up vector"; fail=1; } ;;
+    # Beyond +-1e18 m every reader refuses the particle itself (bad data), naming it.
+    1) one_line "coordinates $coords" splat-render "span.pks: frame 0, group 'particles': particle . at .* lies beyond \+-1e18 m" ;;
     *) echo "FAIL splat-render fitted to $coords: $(cat "$work/err")"; fail=1 ;;
   esac
 done

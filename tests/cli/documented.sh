@@ -113,7 +113,7 @@ declare -A base=(
   [pic-bunched-sc]="pic-track --distribution kv --particles 256 --energy 1e9 --intensity 1e12 --steps 2 --threads 1 --bunch-length 50 --sc-kicks 4 --sc-grid 16,16 --pipe-radius 0.05 -o OUT"
   [pic-sc-pipe]="pic-track --distribution kv --particles 256 --energy 1e9 --intensity 1e12 --steps 2 --threads 1 --sc-kicks 4 --sc-grid 16,16 --pipe-radius 0.05 -o OUT"
   [pic-bunch]="pic-track --distribution kv --particles 256 --energy 1e9 --intensity 1e10 --steps 2 --threads 1 --bunch-length 50 -o OUT"
-  [pic-probes]="pic-track --distribution kv --particles 256 --energy 1e9 --intensity 1e10 --steps 20 --threads 1 --tune-probes 4 --diag OUT --diag-every-steps 1 -o /dev/null"
+  [pic-probes]="pic-track --distribution kv --particles 256 --energy 1e9 --intensity 1e10 --steps 40 --threads 1 --tune-probes 4 --diag OUT --diag-every-steps 1 -o /dev/null"
   [pic-lattice]="pic-track --print-lattice --energy 1e9"
   [pic-in]="pic-track -i $in/beam.pks --steps 2 --threads 1 -o OUT"
   [frnn]="frnn-build -i $in/db.pks --radius 0.1 --threads 1 -o OUT"
@@ -522,6 +522,9 @@ declare -A exempt=(
   [--in-flight]="how many images encode at once; the images are the same"
   [--zstd-level]="the frames' compression level; the frames are the same (particle-convert --level: above)"
   [--deterministic]="a stable cell order on the GPU; the CPU with one thread has it anyway (gpu tests compare)"
+  [--balance-every]="moves slab borders between ranks under mpirun; frames equal one rank's (mpi.sph-step.ranks)"
+  [--rank-capacity]="rows each rank allocates under mpirun; frames equal one rank's (mpi.sph-step.ranks)"
+  [--split]="how ranks share a sequence under mpirun; images equal one rank's (mpi.splat-render.ranks)"
 )
 for prog in "${programs[@]}"; do
   for flag in $(documented "$prog"); do

@@ -72,7 +72,7 @@ int splat_render(std::span<const std::string> args) {
     std::string rank_split = "auto";
     app.add_option("--split", rank_split,
                    "Under mpirun: frames, particles (sort-last) or auto")
-        ->check(CLI::IsMember({"auto", "frames", "particles"}))
+        ->check(one_of({"auto", "frames", "particles"}))
         ->capture_default_str()
         ->group("Ranks");
 
