@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "base/hd.hpp"
 #include "base/vec.hpp"
 
 namespace partikel::nbody {
@@ -38,6 +39,18 @@ struct DirectSum {
 
 inline constexpr int kDirectThreads = 256;
 inline constexpr int kDirectTargetsPerThread = 2;
+
+// Sources [first, end) of slice `slice` of `source_count` sources cut into slices of
+// `slice_length`: the slices may overshoot the sources (100,000 in 64 slices of 1,792), so the
+// last ones hold fewer or none (first == end), and none reaches past source_count.
+struct SourceRange {
+    std::uint32_t first, end;
+};
+PK_HD inline SourceRange direct_slice_sources(std::uint32_t slice, std::uint32_t slice_length, std::uint32_t source_count) {
+    const std::uint64_t first = std::uint64_t(slice) * slice_length, end = first + slice_length;
+    return {static_cast<std::uint32_t>(first < source_count ? first : source_count),
+            static_cast<std::uint32_t>(end < source_count ? end : source_count)};
+}
 
 // Records of scratch `partial` must hold for `target_count` targets on this Exec (0 on the CPU).
 template <class Exec> std::size_t direct_partial_capacity(const Exec& exec, std::size_t target_count);

@@ -44,8 +44,8 @@ template <class Acc, bool WithPotential> struct DirectTiles {
         Vec4f* tile = b.template shared<Vec4f>();
         const std::uint32_t target_block = static_cast<std::uint32_t>(b.index() % target_blocks);
         const std::uint32_t slice = static_cast<std::uint32_t>(b.index() / target_blocks);
-        const std::uint32_t first_source = slice * slice_length;
-        const std::uint32_t end_source = source_count - first_source < slice_length ? source_count : first_source + slice_length;
+        const SourceRange range = direct_slice_sources(slice, slice_length, source_count);
+        const std::uint32_t first_source = range.first, end_source = range.end;
         PerThread<Targets, Block> mine(b);
         b.threads([&](int t) {
             for (int k = 0; k < kTargets; ++k) {

@@ -9,6 +9,7 @@
 
 #include "base/error.hpp"
 #include "core/memory.hpp"
+#include "nbody/direct.hpp"
 #include "nbody/hybrid.hpp"
 #include "nbody/initial_conditions.hpp"
 #include "nbody/solver.hpp"
@@ -221,4 +222,22 @@ TEST_CASE("nbody.hybrid: groups split by the prefix sums of their load") {
     CHECK(cpu_group_count(even, 4, 0.0) == 0);
     CHECK(cpu_group_count(even, 4, 1.0) == 4);
     CHECK_THROWS_AS(split_by_load(even, 4, 0), UsageError);
+}
+
+TEST_CASE("nbody.direct: slices that overshoot the sources read none beyond them") {
+    // 100,000 sources in 64 slices of 1,792 (the GPU's force-error reference for 2,000 samples):
+    // slices 0..55 cover them, 56..63 are empty.
+    const std::uint32_t n = 100000, length = 1792;
+    std::uint64_t covered = 0;
+    for (std::uint32_t slice = 0; slice < 64; ++slice) {
+        const SourceRange r = direct_slice_sources(slice, length, n);
+        CAPTURE(slice);
+        CHECK(r.first <= r.end);
+        CHECK(r.end <= n);
+        CHECK(r.end - r.first <= length);
+        covered += r.end - r.first;
+    }
+    CHECK(covered == n);
+    CHECK(direct_slice_sources(55, length, n).end == n);
+    CHECK(direct_slice_sources(56, length, n).first == direct_slice_sources(56, length, n).end);
 }
