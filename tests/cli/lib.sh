@@ -16,6 +16,8 @@ check() {
   if [ "$status" -ne "$expected" ]; then
     echo "FAIL $what: exit $status, expected $expected"
     sed 's/^/  stdout: /' "$work/out" | head -20
+    # compare-results: the rows that differ, wherever they are in a long report.
+    awk 'NR > 20 && (/ DIFF$/ || /^step / || /^(DIFFERENT|NOTHING)/)' "$work/out" | head -30 | sed 's/^/  stdout: /'
     sed 's/^/  stderr: /' "$work/err" | head -5
     fail=1
   fi
