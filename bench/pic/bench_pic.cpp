@@ -89,25 +89,6 @@ double space_charge_turn_bytes(double n, const GridShape& s, int kicks, bool per
     return passes + solve * (per_kick ? kicks : 1);
 }
 
-// Rank `rank`'s block of the rows of `all` (the blocks of pic::io::scatter_start).
-ParticleSet block_of(const ParticleSet& all, int rank, int ranks) {
-    const std::size_t n = all.size(), first = n * std::size_t(rank) / std::size_t(ranks),
-                      last = n * std::size_t(rank + 1) / std::size_t(ranks);
-    ParticleSet p;
-    const auto cut = [&](const auto& from, auto& to) { to.assign(from.begin() + first, from.begin() + last); };
-    cut(all.x, p.x);
-    cut(all.xp, p.xp);
-    cut(all.y, p.y);
-    cut(all.yp, p.yp);
-    cut(all.z, p.z);
-    cut(all.delta, p.delta);
-    cut(all.id, p.id);
-    cut(all.status, p.status);
-    cut(all.lost_turn, p.lost_turn);
-    cut(all.lost_element, p.lost_element);
-    return p;
-}
-
 // The space-charge turn with the beam across `ranks` (every rank makes the whole beam, the
 // same on each, and keeps its block).
 void across_ranks(const Backend& b, dist::Communicator ranks, const std::vector<double>& sizes, int turns,
@@ -116,7 +97,7 @@ void across_ranks(const Backend& b, dist::Communicator ranks, const std::vector<
     if (ranks.root()) std::printf("# %s on %s, commit %s\n", ranks.describe().c_str(), b.describe().c_str(), PARTIKEL_GIT_COMMIT);
     for (double size : sizes) {
         const auto n = std::size_t(size);
-        const ParticleSet beam = block_of(peer_beam(ring, n, true), ranks.rank(), ranks.size());
+        const ParticleSet beam = rank_block(peer_beam(ring, n, true), ranks.rank(), ranks.size());
         for (const MapSharing sharing : {MapSharing::per_turn, MapSharing::per_kick}) {
             TrackerOptions o;
             o.space_charge.kicks_per_turn = 16;

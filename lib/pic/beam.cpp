@@ -21,6 +21,24 @@ std::size_t ParticleSet::alive() const {
     return a;
 }
 
+ParticleSet rank_block(const ParticleSet& all, int rank, int ranks) {
+    const std::size_t n = all.size(), first = n * std::size_t(rank) / std::size_t(ranks),
+                      last = n * std::size_t(rank + 1) / std::size_t(ranks);
+    ParticleSet p;
+    const auto cut = [&](const auto& from, auto& to) { to.assign(from.begin() + first, from.begin() + last); };
+    cut(all.x, p.x);
+    cut(all.xp, p.xp);
+    cut(all.y, p.y);
+    cut(all.yp, p.yp);
+    cut(all.z, p.z);
+    cut(all.delta, p.delta);
+    cut(all.id, p.id);
+    cut(all.status, p.status);
+    cut(all.lost_turn, p.lost_turn);
+    cut(all.lost_element, p.lost_element);
+    return p;
+}
+
 Beam::Beam(const Backend& backend, const ParticleSet& particles)
     : fields_(backend, kBeamFields, (std::uint64_t{1} << beam_field_count) - 1, particles.size()), n_(particles.size()) {
     upload(particles);

@@ -46,6 +46,9 @@ struct ParticleSet {
     std::size_t alive() const;
 };
 
+// Rows [n r / R, n (r + 1) / R) of `all`: rank r's block of R (pic::io::scatter_start).
+ParticleSet rank_block(const ParticleSet& all, int rank, int ranks);
+
 // Raw pointers for kernels.
 struct BeamView {
     double *x, *xp, *y, *yp, *z, *delta;

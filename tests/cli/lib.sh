@@ -63,3 +63,19 @@ finish() {
   [ $fail -eq 0 ] && echo "ok"
   exit $fail
 }
+
+# For the programs under mpirun: `mpi ARGS...` runs mpirun oversubscribed (the test machines
+# have 2 cores) under a timeout, without mpirun's own notes on a rank's non-zero exit, so that
+# our one line is all of stderr; expect_last_error DESCRIPTION PATTERN: rank 0's log ($prog's,
+# set by the caller) ends with one error line holding PATTERN, after its info lines, and no
+# other rank printed anything.
+mpi() { timeout 300 mpirun --quiet --oversubscribe --allow-run-as-root "$@"; }
+expect_last_error() {
+  # OpenMPI 4.1's libevent may warn about a closed descriptor while the job ends ("[warn] Epoll
+  # MOD(1) on fd 26 failed"): launcher noise, not ours.
+  sed -i '/^\[warn\] Epoll /d' "$work/err"
+  if [ "$(grep -c "^$prog: error: " "$work/err")" -ne 1 ] || [ "$(grep -vc "^$prog: " "$work/err")" -ne 0 ] ||
+     ! tail -1 "$work/err" | grep -qF -- "$2"; then
+    echo "FAIL $1: expected one last '$prog: error: ...$2' line, got:"; sed 's/^/  /' "$work/err"; fail=1
+  fi
+}

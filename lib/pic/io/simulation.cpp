@@ -164,27 +164,11 @@ RankStart scatter_start(const dist::Communicator& ranks, const std::function<Ran
     const fmt::Frame frame = run::scatter_frames(ranks, [&] {
         const RankStart all = on_root();
         beam_physics = all.parameters.beam_physics_records;
-        const ParticleSet& p = all.particles;
-        const std::size_t n = p.size(), size = std::size_t(ranks.size());
         std::vector<fmt::Frame> frames;
         BeamParameters parameters = all.parameters;
         parameters.beam_physics_records = false;  // derived when frames are written
-        for (std::size_t r = 0; r < size; ++r) {
-            const std::size_t first = n * r / size, last = n * (r + 1) / size;
-            ParticleSet part;
-            const auto cut = [&](const auto& from, auto& to) { to.assign(from.begin() + first, from.begin() + last); };
-            cut(p.x, part.x);
-            cut(p.xp, part.xp);
-            cut(p.y, part.y);
-            cut(p.yp, part.yp);
-            cut(p.z, part.z);
-            cut(p.delta, part.delta);
-            cut(p.id, part.id);
-            cut(p.status, part.status);
-            cut(p.lost_turn, part.lost_turn);
-            cut(p.lost_element, part.lost_element);
-            frames.push_back(make_frame(part, parameters, all.turn, 0.0));
-        }
+        for (int r = 0; r < ranks.size(); ++r)
+            frames.push_back(make_frame(rank_block(all.particles, r, ranks.size()), parameters, all.turn, 0.0));
         return frames;
     });
     std::uint8_t records = beam_physics ? 1 : 0;

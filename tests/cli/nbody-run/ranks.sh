@@ -23,7 +23,6 @@
 # 1.4e-5 of sum m|a| (docs/NBODY.md), about 1 here, over 10 steps of 1/128.
 . "$PARTIKEL_SOURCE_DIR/tests/cli/lib.sh"
 export OMP_NUM_THREADS=1 PARTIKEL_FAULT_TIMEOUT_S=30
-mpi() { timeout 300 mpirun --quiet --oversubscribe --allow-run-as-root "$@"; }
 exact="--columns id,mass --atol 0 --rtol 0"
 diag_close="--columns total_energy,kinetic_energy,lagrangian_radius_50 --tol total_energy=0:1e-5
   --tol kinetic_energy=0:1e-5 --tol lagrangian_radius_50=0:1e-4"

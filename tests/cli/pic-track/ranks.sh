@@ -22,13 +22,7 @@
 # 12 turns and moves a loss by a turn even between thread counts: not a test of ranks.)
 . "$PARTIKEL_SOURCE_DIR/tests/cli/lib.sh"
 export OMP_NUM_THREADS=1 PARTIKEL_FAULT_TIMEOUT_S=30
-mpi() { timeout 300 mpirun --quiet --oversubscribe --allow-run-as-root "$@"; }
-expect_last_error() {
-  if [ "$(grep -c '^pic-track: error: ' "$work/err")" -ne 1 ] || [ "$(grep -vc '^pic-track: ' "$work/err")" -ne 0 ] ||
-     ! tail -1 "$work/err" | grep -qF -- "$2"; then
-    echo "FAIL $1: expected one last 'pic-track: error: ...$2' line, got:"; sed 's/^/  /' "$work/err"; fail=1
-  fi
-}
+prog=pic-track  # for expect_last_error (tests/cli/lib.sh)
 sizes="--key turn --columns rms_x_m,rms_xp,rms_y_m,rms_yp,rms_z_m,rms_delta,emittance_x_m,emittance_y_m,emittance_z_m --rtol 1e-6 --atol 0"
 centroids="--key turn --columns mean_x_m,mean_xp,mean_y_m,mean_yp,mean_z_m,mean_delta --rtol 0 --atol 5e-9"
 coordinates="--rtol 1e-6 --atol 2e-6"

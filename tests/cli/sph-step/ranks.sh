@@ -19,19 +19,7 @@
 # neighbour, which changes a density by about 1% (one pair's share of about 40).
 . "$PARTIKEL_SOURCE_DIR/tests/cli/lib.sh"
 export OMP_NUM_THREADS=1 PARTIKEL_FAULT_TIMEOUT_S=30
-# --quiet: without mpirun's own notes on a rank's non-zero exit, the one line of ours is all of stderr.
-mpi() { timeout 300 mpirun --quiet --oversubscribe --allow-run-as-root "$@"; }
-# expect_last_error DESCRIPTION PATTERN: rank 0's log ends with one error line matching
-# PATTERN (after its info lines), and no other rank printed anything.
-expect_last_error() {
-  # OpenMPI 4.1's libevent may warn about a closed descriptor while the job ends ("[warn] Epoll
-  # MOD(1) on fd 26 failed"): launcher noise, not ours.
-  sed -i '/^\[warn\] Epoll /d' "$work/err"
-  if [ "$(grep -c '^sph-step: error: ' "$work/err")" -ne 1 ] || [ "$(grep -vc '^sph-step: ' "$work/err")" -ne 0 ] ||
-     ! tail -1 "$work/err" | grep -qF -- "$2"; then
-    echo "FAIL $1: expected one last 'sph-step: error: ...$2' line, got:"; sed 's/^/  /' "$work/err"; fail=1
-  fi
-}
+prog=sph-step  # for expect_last_error (tests/cli/lib.sh)
 close="--ignore order --rtol 1e-4 --atol 1e-7 --tol pressure=0.1:1e-4"
 exact="--atol 0 --rtol 0 --columns id,kind,mass"
 

@@ -14,16 +14,7 @@
 #     under a timeout); an output naming one file for frames of several ranks is a usage error.
 . "$PARTIKEL_SOURCE_DIR/tests/cli/splat-render/lib.sh"
 export OMP_NUM_THREADS=1 PARTIKEL_FAULT_TIMEOUT_S=30
-mpi() { timeout 300 mpirun --quiet --oversubscribe --allow-run-as-root "$@"; }
-expect_last_error() {
-  # OpenMPI 4.1's libevent may warn about a closed descriptor while the job ends ("[warn] Epoll
-  # MOD(1) on fd 26 failed"): launcher noise, not ours.
-  sed -i '/^\[warn\] Epoll /d' "$work/err"
-  if [ "$(grep -c '^splat-render: error: ' "$work/err")" -ne 1 ] || [ "$(grep -vc '^splat-render: ' "$work/err")" -ne 0 ] ||
-     ! tail -1 "$work/err" | grep -qF -- "$2"; then
-    echo "FAIL $1: expected one last 'splat-render: error: ...$2' line, got:"; sed 's/^/  /' "$work/err"; fail=1
-  fi
-}
+prog=splat-render  # for expect_last_error (tests/cli/lib.sh)
 make_dam_break || { echo "FAIL making the input"; exit 1; }
 size="--size 160x100 --device cpu"
 
