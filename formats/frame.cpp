@@ -15,7 +15,7 @@ std::vector<std::string> component_names(std::uint32_t components) {
     case 1: return {};
     case 2: return {"x", "y"};
     case 3: return {"x", "y", "z"};
-    case 6: return {"xx", "yy", "zz", "yz", "xz", "xy"};
+    case 6: return std::vector<std::string>(kSymmetricTensorComponents.begin(), kSymmetricTensorComponents.end());
     case 9: return {"xx", "xy", "xz", "yx", "yy", "yz", "zx", "zy", "zz"};
     default: {
         std::vector<std::string> names;
@@ -41,7 +41,7 @@ std::optional<WellKnownColumn> well_known_column(std::string_view name) {
         {"density", S::f32, 1, units::density},
         {"pressure", S::f32, 1, units::pressure},
         {"stress", S::f32, 6, units::pressure},
-        {"strain_rate", S::f32, 6, units::rate},
+        {"strain_rate", S::f32, 1, units::rate},
         {"smoothing_length", S::f32, 1, units::length},
         {"potential", S::f32, 1, units::specific_energy},
         {"energy", S::f32, 1, units::energy},

@@ -44,8 +44,12 @@ using partikel::scalar_size;
 using partikel::scalar_type_of;
 using partikel::unit_symbol;
 
+// A symmetric tensor's six components in the order a column stores them (SPEC.md §1: Voigt's).
+// Writers of tensors (sph's SymTensor) check their layout against it.
+inline constexpr std::array<std::string_view, 6> kSymmetricTensorComponents{"xx", "yy", "zz", "yz", "xz", "xy"};
+
 // Component names of a C-component column (SPEC.md §1): {} for C = 1; x, y (, z) for 2 and 3;
-// the Voigt order xx, yy, zz, yz, xz, xy for a symmetric tensor (6); xx, xy, ... zz for 9;
+// kSymmetricTensorComponents for a symmetric tensor (6); xx, xy, ... zz for 9;
 // 0, 1, ... otherwise. Every reader, writer and report spells components this way.
 std::vector<std::string> component_names(std::uint32_t components);
 // "position.x", "stress.xy", "density" (one component): how reports label a column component.

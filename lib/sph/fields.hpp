@@ -43,10 +43,10 @@ enum : int {
     // strain rate |D|, the yielded flag and the stress tensor of the last stress pass (reordered
     // with the particles, so that a frame written after the step shows them on the right ones).
     velocity_half,  // m/s
-    kernel_correction,  // 1, the kernel-gradient correction L (symmetric: xx, yy, zz, xy, xz, yz)
+    kernel_correction,  // 1, the kernel-gradient correction L (symmetric, SymTensor)
     strain_rate,    // 1/s, |D| = sqrt(tr(D^2)/2)
     yielded,        // 1: above the yield stress (flowing), 0: solid
-    stress,         // Pa, symmetric tensor xx, yy, zz, xy, xz, yz
+    stress,         // Pa, symmetric tensor (SymTensor): xx, yy, zz, yz, xz, xy
     corrected_stress,  // Pa, tau L (3 x 3 by rows): the stress the force pass differentiates
     velocity_gradient,    // 1/s, grad v (3 x 3 by rows)
     effective_viscosity,  // Pa s, mu_eff of the rheology

@@ -27,9 +27,12 @@ namespace partikel::sph {
 // rho0 / W_poly6(0), the "heavy" particles of Sandvik's (2021) pool.
 float muller_lattice_mass(float rho0, float dx_m, float h_m);
 
-// A symmetric tensor's six components (Pa for a stress), as the field "stress" stores them.
+// A symmetric tensor's six components (Pa for a stress), as the field "stress" stores them and
+// frames carry them: the Voigt order xx, yy, zz, yz, xz, xy of formats/SPEC.md §1, which names
+// the components by position (sph/io/frame_io.cpp checks the two agree at compile time).
+// Build one with designated initializers, never by position.
 struct SymTensor {
-    float xx, yy, zz, xy, xz, yz;
+    float xx, yy, zz, yz, xz, xy;
 };
 
 PK_DEVICE_INLINE float trace_third(const SymTensor& t) { return (t.xx + t.yy + t.zz) * (1.0f / 3.0f); }
@@ -44,10 +47,14 @@ PK_DEVICE_INLINE float trace_third(const SymTensor& t) { return (t.xx + t.yy + t
 PK_DEVICE_INLINE SymTensor kernel_gradient_correction(const SymTensor& M) {
     const float c_xx = M.yy * M.zz - M.yz * M.yz, c_xy = M.xz * M.yz - M.xy * M.zz, c_xz = M.xy * M.yz - M.xz * M.yy;
     const float det = M.xx * c_xx + M.xy * c_xy + M.xz * c_xz;
-    if (!(det > 0.05f)) return {1.0f, 1.0f, 1.0f, 0.0f, 0.0f, 0.0f};
+    if (!(det > 0.05f)) return {.xx = 1.0f, .yy = 1.0f, .zz = 1.0f, .yz = 0.0f, .xz = 0.0f, .xy = 0.0f};
     const float inv = 1.0f / det;
-    return {inv * c_xx, inv * (M.xx * M.zz - M.xz * M.xz), inv * (M.xx * M.yy - M.xy * M.xy),
-            inv * c_xy, inv * c_xz, inv * (M.xy * M.xz - M.xx * M.yz)};
+    return {.xx = inv * c_xx,
+            .yy = inv * (M.xx * M.zz - M.xz * M.xz),
+            .zz = inv * (M.xx * M.yy - M.xy * M.xy),
+            .yz = inv * (M.xy * M.xz - M.xx * M.yz),
+            .xz = inv * c_xz,
+            .xy = inv * c_xy};
 }
 
 // A 3 x 3 matrix by rows: a stress multiplied by the kernel-gradient correction (SnowStress).
@@ -267,14 +274,16 @@ struct SnowStress {
         const Vec3f gx = Vec3f{dot(s.gx, Lm.x), dot(s.gx, Lm.y), dot(s.gx, Lm.z)};
         const Vec3f gy = Vec3f{dot(s.gy, Lm.x), dot(s.gy, Lm.y), dot(s.gy, Lm.z)};
         const Vec3f gz = Vec3f{dot(s.gz, Lm.x), dot(s.gz, Lm.y), dot(s.gz, Lm.z)};
-        const SymTensor D{gx.x, gy.y, gz.z, 0.5f * (gx.y + gy.x), 0.5f * (gx.z + gz.x), 0.5f * (gy.z + gz.y)};
+        const SymTensor D{.xx = gx.x, .yy = gy.y, .zz = gz.z, .yz = 0.5f * (gy.z + gz.y), .xz = 0.5f * (gx.z + gz.x),
+                          .xy = 0.5f * (gx.y + gy.x)};
         velocity_gradient[a] = {gx, gy, gz};
         const float DD = D.xx * D.xx + D.yy * D.yy + D.zz * D.zz + 2.0f * (D.xy * D.xy + D.xz * D.xz + D.yz * D.yz);
         const float D_abs = sqrtf(0.5f * DD);
         bool flowing;
         const float mu_eff = law.effective_viscosity(D_abs, flowing);
         const float two_mu = 2.0f * mu_eff;
-        const SymTensor tau{two_mu * D.xx, two_mu * D.yy, two_mu * D.zz, two_mu * D.xy, two_mu * D.xz, two_mu * D.yz};
+        const SymTensor tau{.xx = two_mu * D.xx, .yy = two_mu * D.yy, .zz = two_mu * D.zz,
+                            .yz = two_mu * D.yz, .xz = two_mu * D.xz, .xy = two_mu * D.xy};
         stress[a] = tau;
         const Mat3f T{{tau.xx, tau.xy, tau.xz}, {tau.xy, tau.yy, tau.yz}, {tau.xz, tau.yz, tau.zz}};
         // (tau L) rows: row_i . columns of L (L symmetric: its rows).

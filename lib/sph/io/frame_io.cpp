@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
 #include <numeric>
 
@@ -10,10 +11,30 @@
 #include "sph/eos.hpp"
 #include "sph/io/params_io.hpp"
 #include "sph/rates.hpp"
+#include "sph/snow.hpp"
 
 namespace partikel::sph {
 
 namespace {
+
+// The "stress" column is SymTensor's bytes, so its members must lie in the order the format names
+// a symmetric tensor's components.
+constexpr bool sym_tensor_in_format_order() {
+    constexpr auto slot = [](std::string_view c) {
+        return c == "xx"   ? offsetof(SymTensor, xx)
+               : c == "yy" ? offsetof(SymTensor, yy)
+               : c == "zz" ? offsetof(SymTensor, zz)
+               : c == "yz" ? offsetof(SymTensor, yz)
+               : c == "xz" ? offsetof(SymTensor, xz)
+               : c == "xy" ? offsetof(SymTensor, xy)
+                           : std::size_t(-1);
+    };
+    for (std::size_t k = 0; k < fmt::kSymmetricTensorComponents.size(); ++k)
+        if (slot(fmt::kSymmetricTensorComponents[k]) != k * sizeof(float)) return false;
+    return sizeof(SymTensor) == 6 * sizeof(float);
+}
+static_assert(sym_tensor_in_format_order(), "SymTensor's members must follow fmt::kSymmetricTensorComponents");
+static_assert(kSphFields[field::stress].components == fmt::kSymmetricTensorComponents.size());
 
 // Rows of the solver's order that go to each group: fluid, and every kind of boundary.
 struct GroupRows {

@@ -2,14 +2,21 @@
 // is restored, missing columns take documented defaults, bad values are usage errors.
 #include <doctest/doctest.h>
 
+#include <hdf5.h>
+
 #include <cstdio>
+#include <fstream>
+#include <sstream>
 #include <vector>
 
+#include "../formats/sample_frames.hpp"
 #include "base/error.hpp"
+#include "formats/openpmd/h5_util.hpp"
 #include "formats/reader.hpp"
 #include "sph/io/frame_io.hpp"
 #include "sph/io/params_io.hpp"
 #include "sph/io/scenes.hpp"
+#include "sph/snow.hpp"
 
 using namespace partikel;
 using namespace partikel::sph;
@@ -179,4 +186,103 @@ TEST_CASE("a scene survives the stream encoding unchanged") {
                                 << back.particles.mass[i] << " vs " << s.particles.mass[i]);
     }
     CHECK(differing == 0);
+}
+
+TEST_CASE("a stress tensor reads back by component name from every export") {
+    // The solver's stress field is SymTensor's bytes; each export names its components
+    // (SPEC.md §1): every name must find the value of that component, for every particle.
+    const std::size_t n = 3;
+    std::vector<Vec3f> position, velocity(n);
+    std::vector<float> density(n, 1000.0f), mass(n, 1.0f);
+    std::vector<std::uint64_t> id;
+    std::vector<std::uint8_t> kind(n, 0);
+    std::vector<SymTensor> stress(n);
+    auto expected = [](std::size_t i, std::string_view c) {
+        const float base = 100.0f * float(i + 1);
+        const char* names[] = {"xx", "yy", "zz", "xy", "xz", "yz"};
+        for (int k = 0; k < 6; ++k)
+            if (c == names[k]) return base + float(k + 1);
+        FAIL("no component " << c);
+        return 0.0f;
+    };
+    for (std::size_t i = 0; i < n; ++i) {
+        position.push_back({float(i), 0.0f, 0.0f});
+        id.push_back(i);
+        SymTensor& t = stress[i];
+        t.xx = expected(i, "xx");
+        t.yy = expected(i, "yy");
+        t.zz = expected(i, "zz");
+        t.xy = expected(i, "xy");
+        t.xz = expected(i, "xz");
+        t.yz = expected(i, "yz");
+    }
+    HostState state;
+    state.count = n;
+    auto bytes = [](const auto& v) { return std::as_bytes(std::span(v.data(), v.size())); };
+    state.fields[field::position] = bytes(position);
+    state.fields[field::velocity] = bytes(velocity);
+    state.fields[field::density] = bytes(density);
+    state.fields[field::mass] = bytes(mass);
+    state.fields[field::id] = bytes(id);
+    state.fields[field::kind] = bytes(kind);
+    state.fields[field::stress] = bytes(stress);
+    SphParams params;
+    params.model = Model::bingham;
+    const fmt::Frame frame = make_frame(state, params, 7, 0.0, 1e-4);
+    REQUIRE(frame.group("fluid").find("stress") != nullptr);
+    const auto names = fmt::component_names(6);
+    REQUIRE(names.size() == 6);
+
+    fmt::test::TempDir dir;
+    fmt::test::write_all(dir.file("t.h5"), {frame});
+    fmt::test::write_all(dir.file("t.csv"), {frame});
+    fmt::test::write_all(dir.file("t.vtk"), {frame});
+
+    SUBCASE("openPMD HDF5: the dataset stress/<component>") {
+        fmt::h5::Id file(H5Fopen(dir.file("t.h5").c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+        REQUIRE(file.valid());
+        for (const auto& c : names) {
+            fmt::h5::Id ds(H5Dopen2(file, ("/data/7/particles/fluid/stress/" + c).c_str(), H5P_DEFAULT));
+            REQUIRE(ds.valid());
+            std::vector<float> v(n);
+            REQUIRE(H5Dread(ds, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()) >= 0);
+            for (std::size_t i = 0; i < n; ++i) CHECK_MESSAGE(v[i] == expected(i, c), "stress/" << c << " row " << i);
+        }
+    }
+    SUBCASE("CSV: the header field stress_<component>") {
+        std::ifstream in(dir.file("t.csv"));
+        std::string line;
+        std::vector<std::vector<std::string>> rows;
+        while (std::getline(in, line)) {
+            if (line.empty() || line[0] == '#') continue;
+            std::vector<std::string> fields;
+            std::stringstream s(line);
+            for (std::string f; std::getline(s, f, ',');) fields.push_back(f);
+            rows.push_back(fields);
+        }
+        REQUIRE(rows.size() == n + 1);
+        for (const auto& c : names) {
+            const auto at = std::find(rows[0].begin(), rows[0].end(), "stress_" + c);
+            REQUIRE(at != rows[0].end());
+            const auto k = std::size_t(at - rows[0].begin());
+            for (std::size_t i = 0; i < n; ++i)
+                CHECK_MESSAGE(std::stof(rows[i + 1][k]) == expected(i, c), "stress_" << c << " row " << i);
+        }
+    }
+    SUBCASE("VTK: the FIELD array's components in the order SPEC.md names them") {
+        const auto file = fmt::test::read_bytes(dir.file("t.vtk"));
+        const std::string text(file.begin(), file.end());
+        const std::string header = "\nstress 6 " + std::to_string(n) + " float\n";
+        const auto at = text.find(header);
+        REQUIRE(at != std::string::npos);
+        const unsigned char* p = file.data() + at + header.size();
+        for (std::size_t i = 0; i < n; ++i)
+            for (std::size_t k = 0; k < 6; ++k) {
+                std::uint32_t bits = 0;  // big-endian binary32
+                for (int b = 0; b < 4; ++b) bits = (bits << 8) | p[(i * 6 + k) * 4 + std::size_t(b)];
+                float v;
+                std::memcpy(&v, &bits, 4);
+                CHECK_MESSAGE(v == expected(i, names[k]), "stress component " << k << " (" << names[k] << ") row " << i);
+            }
+    }
 }
