@@ -43,6 +43,23 @@ function(partikel_add_doctest area)
   endif()
 endfunction()
 
+# partikel_add_mpi_doctest(name TARGET target): with MPI, the doctest binary `target` (its
+# default suites) on 2 and 4 CPU ranks under mpirun, registered as mpi.<name>.np2 and .np4
+# (label mpi; oversubscribed: the test machines have 2 cores).
+function(partikel_add_mpi_doctest name)
+  cmake_parse_arguments(A "" "TARGET" "" ${ARGN})
+  if(NOT PARTIKEL_HAVE_MPI)
+    return()
+  endif()
+  foreach(ranks 2 4)
+    add_test(NAME mpi.${name}.np${ranks}
+             COMMAND ${MPIEXEC_EXECUTABLE} --oversubscribe --allow-run-as-root -np ${ranks}
+                     $<TARGET_FILE:${A_TARGET}> --test-suite-exclude=gpu,slow --no-intro --no-version)
+    set_tests_properties(mpi.${name}.np${ranks} PROPERTIES LABELS mpi TIMEOUT 300
+                         ENVIRONMENT "OMP_NUM_THREADS=1;PARTIKEL_FAULT_TIMEOUT_S=20")
+  endforeach()
+endfunction()
+
 # partikel_add_shell_test(name SCRIPT file LABELS ... [TIMEOUT s]): a shell script run with
 # bash, with PATH starting at the built programs and PARTIKEL_SOURCE_DIR set.
 function(partikel_add_shell_test name)
