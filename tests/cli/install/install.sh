@@ -15,8 +15,12 @@ for prog in "$work/prefix/bin"/*; do
   [ -e "$work/prefix/share/man/man1/$name.1" ] || { echo "FAIL no man page for $name"; exit 1; }
 done
 if find "$work/prefix/include" -name '*.cuh' | grep -q .; then echo "FAIL CUDA headers installed"; exit 1; fi
+# A sanitizer build's libraries (make sanitize sets ASAN_OPTIONS) need the sanitizer runtimes
+# in the program that links them.
+sanitize=()
+[ -n "${ASAN_OPTIONS:-}" ] && sanitize=(-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=address,undefined)
 cmake -S "$PARTIKEL_SOURCE_DIR/examples/00_find_package" -B "$work/consumer" -G Ninja \
-      -DCMAKE_PREFIX_PATH="$work/prefix" >"$work/configure.log" 2>&1 || { cat "$work/configure.log"; exit 1; }
+      -DCMAKE_PREFIX_PATH="$work/prefix" "${sanitize[@]}" >"$work/configure.log" 2>&1 || { cat "$work/configure.log"; exit 1; }
 cmake --build "$work/consumer" >"$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }
 out=$("$work/consumer/consumer")
 [ "$out" = "500500" ] || { echo "FAIL consumer printed '$out'"; exit 1; }
