@@ -154,43 +154,53 @@ def folder_of(rel, folders):
     return None
 
 
+def source_files(root):
+    """(full path, path relative to root) of every source under the layered folders."""
+    for top in ('base', 'formats', 'lib', 'tools', 'bench'):
+        for dirpath, _, files in os.walk(os.path.join(root, top)):
+            for name in sorted(files):
+                if name.endswith(SOURCES):
+                    full = os.path.join(dirpath, name)
+                    yield full, os.path.relpath(full, root).replace(os.sep, '/')
+
+
+def includes(full):
+    """(line number, included path) of every #include of a file."""
+    with open(full, encoding='utf-8', errors='replace') as f:
+        for number, line in enumerate(f, 1):
+            m = INCLUDE.match(line)
+            if m:
+                yield number, m.group(1)
+
+
 def check_links(root):
     """Includes of a folder whose targets the includer's targets do not link."""
     folders, links, public = cmake_graph(root)
     violations = []
-    for top in ('base', 'formats', 'lib', 'tools', 'bench'):
-        for dirpath, _, files in os.walk(os.path.join(root, top)):
-            for name in sorted(files):
-                if not name.endswith(SOURCES):
-                    continue
-                full = os.path.join(dirpath, name)
-                rel = os.path.relpath(full, root).replace(os.sep, '/')
-                own = folder_of(rel, folders)
-                if own is None:
-                    continue
-                allowed_targets = set()
-                for t in folders[own]:
-                    allowed_targets |= reachable(t, links, public)
-                with open(full, encoding='utf-8', errors='replace') as f:
-                    for number, line in enumerate(f, 1):
-                        m = INCLUDE.match(line)
-                        if not m or '/' not in m.group(1):
-                            continue
-                        path = m.group(1)
-                        target_file = None
-                        for prefix in ('', 'lib/', 'tools/'):
-                            if os.path.exists(os.path.join(root, prefix + path)):
-                                target_file = prefix + path
-                                break
-                        if target_file is None:
-                            continue
-                        theirs = folder_of(target_file, folders)
-                        if theirs is None or theirs == own:
-                            continue
-                        if not folders[theirs] & allowed_targets:
-                            violations.append(f'{rel}:{number}: includes "{path}" of {theirs} '
-                                              f'({", ".join(sorted(folders[theirs]))}), which '
-                                              f'{", ".join(sorted(folders[own]))} does not link')
+    for full, rel in source_files(root):
+        own = folder_of(rel, folders)
+        if own is None:
+            continue
+        allowed_targets = set()
+        for t in folders[own]:
+            allowed_targets |= reachable(t, links, public)
+        for number, path in includes(full):
+            if '/' not in path:
+                continue
+            target_file = None
+            for prefix in ('', 'lib/', 'tools/'):
+                if os.path.exists(os.path.join(root, prefix + path)):
+                    target_file = prefix + path
+                    break
+            if target_file is None:
+                continue
+            theirs = folder_of(target_file, folders)
+            if theirs is None or theirs == own:
+                continue
+            if not folders[theirs] & allowed_targets:
+                violations.append(f'{rel}:{number}: includes "{path}" of {theirs} '
+                                  f'({", ".join(sorted(folders[theirs]))}), which '
+                                  f'{", ".join(sorted(folders[own]))} does not link')
     return violations
 
 
@@ -264,29 +274,21 @@ def main():
 def check(root):
     violations = []
     checked = 0
-    for top in ('base', 'formats', 'lib', 'tools', 'bench'):
-        for dirpath, _, files in os.walk(os.path.join(root, top)):
-            for name in sorted(files):
-                if not name.endswith(SOURCES):
-                    continue
-                full = os.path.join(dirpath, name)
-                rel = os.path.relpath(full, root).replace(os.sep, '/')
-                area = area_of_file(rel)
-                if area is None:
-                    continue
-                rule = allowed(area)
-                checked += 1
-                with open(full, encoding='utf-8', errors='replace') as f:
-                    for number, line in enumerate(f, 1):
-                        m = INCLUDE.match(line)
-                        if not m or m.group(1) == 'partikel_config.hpp':
-                            continue
-                        target = area_of_include(m.group(1))
-                        if target is None or rule is None:
-                            continue
-                        ok = target != 'tools' if rule == 'not tools' else target in rule
-                        if not ok:
-                            violations.append(f'{rel}:{number}: {area} includes "{m.group(1)}" ({target})')
+    for full, rel in source_files(root):
+        area = area_of_file(rel)
+        if area is None:
+            continue
+        rule = allowed(area)
+        checked += 1
+        for number, path in includes(full):
+            if path == 'partikel_config.hpp':
+                continue
+            target = area_of_include(path)
+            if target is None or rule is None:
+                continue
+            ok = target != 'tools' if rule == 'not tools' else target in rule
+            if not ok:
+                violations.append(f'{rel}:{number}: {area} includes "{path}" ({target})')
     if checked == 0:
         violations.append(f'{root}: no sources found')
     return violations
