@@ -182,6 +182,7 @@ int main(int argc, char** argv) {
                 const double migration = ranks.allreduce(split.migration, dist::ReduceOp::min);
                 // Output: frames through run::FrameOutput (gathered on rank 0), as sph-step writes them.
                 double output_s = 0.0;
+                run::FrameOutput::StageSeconds stages;  // rank 0's, per frame
                 if (output_every > 0) {
                     const auto path = std::filesystem::path(output_dir) / "bench_dist_frames.pks";
                     fmt::WriterOptions writer_options;
@@ -197,6 +198,9 @@ int main(int argc, char** argv) {
                         }
                         output.finish();
                         output_s = ranks.allreduce(output_clock.seconds() / (4 * output_every), dist::ReduceOp::max) - step_s;
+                        stages = output.stage_seconds();
+                        const double frames = double(output.frames());
+                        for (double* stage : {&stages.copy, &stages.gather, &stages.build, &stages.write}) *stage /= frames;
                     }
                     writer->finish();
                     if (ranks.root()) std::filesystem::remove(path);
@@ -212,6 +216,10 @@ int main(int argc, char** argv) {
                             "imbalance %.3f ms, reductions and balancing %.3f ms; output %+.3f ms/step\n",
                             1e3 * compute_mean, 1e3 * compute_max, 1e3 * halo, 1e3 * migration,
                             1e3 * (compute_max - compute_mean), 1e3 * split.other, 1e3 * output_s);
+                if (output_every > 0)
+                    std::printf("  output stages on rank 0, per frame: device copy wait %.1f ms, gather %.1f ms, "
+                                "build %.1f ms, compress and write %.1f ms\n",
+                                1e3 * stages.copy, 1e3 * stages.gather, 1e3 * stages.build, 1e3 * stages.write);
                 std::printf("  sent %.2f MB/step (most of any rank), bound %.3f ms at %.0f GB/s; ghosts up to %.0f; "
                             "%.0f rows migrated per step; imbalance (max/mean compute) %.3f\n",
                             bytes_per_step / 1e6, 1e3 * bound_s, link_gb_s, ghosts, migrated_per_step,
@@ -225,6 +233,8 @@ int main(int argc, char** argv) {
                          << ",\"halo_seconds\":" << halo << ",\"migration_seconds\":" << migration
                          << ",\"imbalance_seconds\":" << compute_max - compute_mean
                          << ",\"balance_seconds\":" << split.other << ",\"output_seconds\":" << output_s
+                         << ",\"output_stage_seconds\":{\"copy\":" << stages.copy << ",\"gather\":" << stages.gather
+                         << ",\"build\":" << stages.build << ",\"write\":" << stages.write << "}"
                          << ",\"bytes_per_step\":" << bytes_per_step << ",\"bound_seconds\":" << bound_s
                          << ",\"ghosts\":" << ghosts << ",\"migrated_per_step\":" << migrated_per_step
                          << ",\"imbalance\":" << diagnostics.imbalance << ",\"device\":" << json_quote(backend.describe())

@@ -33,6 +33,10 @@ void lower_priority() {
     setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 10);
 }
 
+double seconds_since(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 }  // namespace
 
 FrameOutput::FrameOutput(Simulation& simulation, fmt::FrameWriter& writer, Provenance provenance, int slots)
@@ -108,20 +112,38 @@ void FrameOutput::finish() {
     rethrow_failure();
 }
 
+FrameOutput::StageSeconds FrameOutput::stage_seconds() const {
+    std::lock_guard lock(mutex_);
+    return stages_;
+}
+
 std::optional<fmt::Frame> FrameOutput::gather_frame(const Job& job, std::span<const std::span<const std::byte>> host) {
-    if (ranks_.size() == 1) return simulation_.build_frame(host, job.capture);
+    auto start = std::chrono::steady_clock::now();
+    const auto add = [&](double StageSeconds::*stage) {
+        std::lock_guard lock(mutex_);
+        stages_.*stage += seconds_since(start);
+        start = std::chrono::steady_clock::now();
+    };
+    if (ranks_.size() == 1) {
+        auto frame = simulation_.build_frame(host, job.capture);
+        add(&StageSeconds::build);
+        return frame;
+    }
     // Every rank's count, then each buffer from every rank, in capture order.
     const std::uint64_t count = job.capture.count;
     auto counts = ranks_.gatherv(std::as_bytes(std::span<const std::uint64_t>(&count, 1)));
     std::vector<std::vector<std::vector<std::byte>>> parts;  // [buffer][rank]
     for (const auto& buffer : host) parts.push_back(ranks_.gatherv(buffer));
+    add(&StageSeconds::gather);
     if (!ranks_.root()) return std::nullopt;
     std::vector<RankFrame> frames(std::size_t(ranks_.size()));
     for (std::size_t r = 0; r < frames.size(); ++r) {
         std::memcpy(&frames[r].count, counts[r].data(), sizeof(std::uint64_t));
         for (const auto& buffer : parts) frames[r].buffers.emplace_back(buffer[r]);
     }
-    return simulation_.build_frame(frames, job.capture);
+    auto frame = simulation_.build_frame(frames, job.capture);
+    add(&StageSeconds::build);
+    return frame;
 }
 
 void FrameOutput::builder_loop() {
@@ -138,7 +160,12 @@ void FrameOutput::builder_loop() {
             ++busy_;
         }
         try {
+            const auto copy_start = std::chrono::steady_clock::now();
             const auto host = staged_.wait(job.slot);
+            {
+                std::lock_guard lock(mutex_);
+                stages_.copy += seconds_since(copy_start);
+            }
             std::optional<fmt::Frame> frame = gather_frame(job, host);
             if (frame) {
                 for (const auto& [key, value] : job.capture.attributes) frame->attributes[key] = value;
@@ -178,8 +205,10 @@ void FrameOutput::writer_loop() {
         }
         changed_.notify_all();  // the builder may start the next frame
         try {
+            const auto write_start = std::chrono::steady_clock::now();
             writer_.write(std::move(frame));
             std::lock_guard lock(mutex_);
+            stages_.write += seconds_since(write_start);
             --busy_;
         } catch (...) {
             {

@@ -71,6 +71,15 @@ public:
     std::size_t device_bytes() const { return staged_.device_bytes(); }
     std::size_t host_bytes() const { return staged_.host_bytes(); }
 
+    // Seconds this rank's threads spent on each stage of the frames so far (read after
+    // finish()): waiting for the device copy, gathering the other ranks' rows (rank 0 receives,
+    // the others send), building the frame, and compressing and writing it (rank 0). Where a
+    // frame's time goes when output cannot keep up (bench_dist prints them).
+    struct StageSeconds {
+        double copy = 0.0, gather = 0.0, build = 0.0, write = 0.0;
+    };
+    StageSeconds stage_seconds() const;
+
 private:
     struct Job {
         int slot;
@@ -97,6 +106,7 @@ private:
     std::exception_ptr failure_;
     std::int64_t last_step_ = -1;
     std::uint64_t frames_ = 0;
+    StageSeconds stages_;  // under mutex_
     std::thread builder_;
     std::thread writer_thread_;
 };
