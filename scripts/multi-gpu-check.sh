@@ -107,7 +107,7 @@ if has weak; then
 fi
 if has balance; then
   echo "== load balancing: the dam break from slabs of equal width, fixed and balanced borders"
-  bench 4 --case dam-break-obstacle --sizes 16e6 --start-slabs even --balance-every 0,10 --steps 300 --warmup 100
+  bench 4 --case dam-break-obstacle --sizes 16e6 --start-slabs even --rank-capacity 4 --balance-every 0,10 --steps 300 --warmup 100
 fi
 
 # The table: per case and size, each rank count's step and split, efficiency against 1 GPU.

@@ -114,9 +114,9 @@ public:
     void allgather(const void* mine, std::size_t bytes, void* all) override {
         if (bytes) std::memmove(all, mine, bytes);
     }
-    std::vector<std::vector<std::byte>> gatherv(std::span<const std::byte> mine, int root, bool) override {
+    std::vector<ReceivedBytes> gatherv(std::span<const std::byte> mine, int root, bool) override {
         check_root(root);
-        return {std::vector<std::byte>(mine.begin(), mine.end())};
+        return {ReceivedBytes(mine.begin(), mine.end())};
     }
     void bcast(std::span<std::byte>, int root) override { check_root(root); }
     void barrier() override {}
@@ -263,11 +263,11 @@ void Communicator::allgather_bytes(const void* mine, std::size_t bytes, void* al
     impl_->allgather(mine, bytes, all);
 }
 
-std::vector<std::vector<std::byte>> Communicator::allgatherv(std::span<const std::byte> mine) const {
+std::vector<ReceivedBytes> Communicator::allgatherv(std::span<const std::byte> mine) const {
     return impl_->gatherv(mine, 0, true);
 }
 
-std::vector<std::vector<std::byte>> Communicator::gatherv(std::span<const std::byte> mine, int root) const {
+std::vector<ReceivedBytes> Communicator::gatherv(std::span<const std::byte> mine, int root) const {
     return impl_->gatherv(mine, root, false);
 }
 

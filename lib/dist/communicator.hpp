@@ -49,11 +49,28 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "core/backend.hpp"
 
 namespace partikel::dist {
+
+// Bytes received from other ranks: a vector whose new elements are left uninitialised, since the
+// transport overwrites them at once (a frame's gather receives gigabytes; zero-filling them first
+// is a pass over all of them for nothing).
+template <class T> struct UninitializedAllocator : std::allocator<T> {
+    template <class U> struct rebind {
+        using other = UninitializedAllocator<U>;
+    };
+    UninitializedAllocator() = default;
+    template <class U> UninitializedAllocator(const UninitializedAllocator<U>&) noexcept {}
+    template <class U> void construct(U* p) noexcept { ::new (static_cast<void*>(p)) U; }
+    template <class U, class... Args> void construct(U* p, Args&&... args) {
+        ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+    }
+};
+using ReceivedBytes = std::vector<std::byte, UninitializedAllocator<std::byte>>;
 
 enum class ReduceOp : std::uint8_t { sum, min, max };
 
@@ -153,12 +170,12 @@ public:
         return out;
     }
     // Every rank's bytes (any length), in rank order.
-    std::vector<std::vector<std::byte>> allgatherv(std::span<const std::byte> mine) const;
+    std::vector<ReceivedBytes> allgatherv(std::span<const std::byte> mine) const;
     // Every rank's values (any count), one after the other in rank order.
     template <class T> std::vector<T> allgather_concat(std::span<const T> mine) const {
         static_assert(std::is_trivially_copyable_v<T>);
         std::vector<T> out;
-        for (const std::vector<std::byte>& part : allgatherv(std::as_bytes(mine))) {
+        for (const ReceivedBytes& part : allgatherv(std::as_bytes(mine))) {
             const std::size_t before = out.size();
             out.resize(before + part.size() / sizeof(T));
             if (!part.empty()) std::memcpy(out.data() + before, part.data(), part.size());
@@ -166,7 +183,7 @@ public:
         return out;
     }
     // Every rank's bytes in rank order on `root`; an empty vector elsewhere.
-    std::vector<std::vector<std::byte>> gatherv(std::span<const std::byte> mine, int root = 0) const;
+    std::vector<ReceivedBytes> gatherv(std::span<const std::byte> mine, int root = 0) const;
     // `bytes` (the same length on every rank) from `root` to every rank.
     void bcast(std::span<std::byte> bytes, int root = 0) const;
     template <class T> void bcast_value(T& value, int root = 0) const {

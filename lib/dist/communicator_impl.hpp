@@ -24,7 +24,7 @@ struct Communicator::Impl {
 
     virtual void allreduce(void* values, std::size_t count, DataType type, ReduceOp op) = 0;
     virtual void allgather(const void* mine, std::size_t bytes, void* all) = 0;
-    virtual std::vector<std::vector<std::byte>> gatherv(std::span<const std::byte> mine, int root, bool everyone) = 0;
+    virtual std::vector<ReceivedBytes> gatherv(std::span<const std::byte> mine, int root, bool everyone) = 0;
     virtual void bcast(std::span<std::byte> bytes, int root) = 0;
     virtual void barrier() = 0;
     virtual void exchange_host(std::span<const SendBytes> sends, std::span<const ReceiveBytes> receives) = 0;

@@ -250,12 +250,12 @@ public:
         wait_all(r, waited_);
     }
 
-    std::vector<std::vector<std::byte>> gatherv(std::span<const std::byte> mine, int root, bool everyone) override {
+    std::vector<ReceivedBytes> gatherv(std::span<const std::byte> mine, int root, bool everyone) override {
         check_rank(root);
         std::vector<std::uint64_t> sizes(static_cast<std::size_t>(size));
         const std::uint64_t my_size = mine.size();
         allgather(&my_size, sizeof my_size, sizes.data());
-        std::vector<std::vector<std::byte>> out;
+        std::vector<ReceivedBytes> out;
         std::vector<MPI_Request> requests;
         const bool receiving = everyone || rank == root;
         if (receiving) {

@@ -132,7 +132,7 @@ std::optional<fmt::Frame> FrameOutput::gather_frame(const Job& job, std::span<co
     // Every rank's count, then each buffer from every rank, in capture order.
     const std::uint64_t count = job.capture.count;
     auto counts = ranks_.gatherv(std::as_bytes(std::span<const std::uint64_t>(&count, 1)));
-    std::vector<std::vector<std::vector<std::byte>>> parts;  // [buffer][rank]
+    std::vector<std::vector<dist::ReceivedBytes>> parts;  // [buffer][rank]
     for (const auto& buffer : host) parts.push_back(ranks_.gatherv(buffer));
     add(&StageSeconds::gather);
     if (!ranks_.root()) return std::nullopt;
