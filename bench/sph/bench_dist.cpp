@@ -69,15 +69,6 @@ sph::Scene make_case(const std::string& name, double particles) {
     return s;
 }
 
-// Slabs of equal width over the domain along the axis the scatter chose (a start that the
-// dam break's column makes uneven: the balancing's test).
-dist::SlabDecomposition even_slabs(const dist::SlabDecomposition& chosen, const sph::SphParams& p) {
-    dist::SlabDecomposition even = chosen;
-    const double lo = p.domain_min[chosen.axis], hi = p.domain_max[chosen.axis];
-    for (int r = 1; r < even.ranks(); ++r) even.borders[std::size_t(r)] = lo + (hi - lo) * r / even.ranks();
-    return even;
-}
-
 struct Split {
     double compute = 0, halo = 0, migration = 0, other = 0;  // s per step on this rank
 };
@@ -140,12 +131,14 @@ int main(int argc, char** argv) {
         const std::vector<double> targets = per_rank > 0.0 ? std::vector<double>{per_rank * ranks.size()} : sizes;
         for (const double target : targets) {
             for (const int every : balance_every) {
-                sph::RankStart start = sph::scatter_start(ranks, [&] {
-                    sph::Scene s = make_case(case_name, target);
-                    return sph::SimulationFrame{s.params, std::move(s.particles), {}, 0, 0.0};
-                });
+                sph::RankStart start = sph::scatter_start(
+                    ranks,
+                    [&] {
+                        sph::Scene s = make_case(case_name, target);
+                        return sph::SimulationFrame{s.params, std::move(s.particles), {}, 0, 0.0};
+                    },
+                    start_slabs == "even" ? sph::StartSlabs::equal_widths : sph::StartSlabs::equal_counts);
                 sph::RankOptions options{ranks, start.slabs, capacity, every};
-                if (start_slabs == "even") options.slabs = even_slabs(start.slabs, start.frame.params);
                 sph::SphSimulation simulation(backend, start.frame, {}, options);
                 sph::Solver& solver = simulation.solver();
                 const std::size_t n = solver.global_size();

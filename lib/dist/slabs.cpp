@@ -32,6 +32,15 @@ int slab_axis(std::array<double, 3> lo, std::array<double, 3> hi, std::array<boo
     return best;
 }
 
+SlabDecomposition slabs_by_width(int axis, double lo, double hi, int ranks) {
+    if (ranks < 1) throw UsageError("dist: " + std::to_string(ranks) + " ranks");
+    SlabDecomposition s{axis, std::vector<double>(std::size_t(ranks) + 1)};
+    s.borders.front() = -kInf;
+    s.borders.back() = kInf;
+    for (int r = 1; r < ranks; ++r) s.borders[std::size_t(r)] = lo + (hi - lo) * r / ranks;
+    return s;
+}
+
 SlabDecomposition slabs_by_count(int axis, std::span<const float> coordinates, int ranks) {
     if (ranks < 1) throw UsageError("dist: " + std::to_string(ranks) + " ranks");
     SlabDecomposition s{axis, std::vector<double>(std::size_t(ranks) + 1)};

@@ -36,6 +36,10 @@ int slab_axis(std::array<double, 3> lo, std::array<double, 3> hi, std::array<boo
 // between the neighbouring coordinates at each quantile.
 SlabDecomposition slabs_by_count(int axis, std::span<const float> coordinates, int ranks);
 
+// `ranks` slabs of equal width over [lo, hi] along `axis` (a start that a fluid's uneven filling
+// makes uneven: what the load balancing is measured from).
+SlabDecomposition slabs_by_width(int axis, double lo, double hi, int ranks);
+
 // UsageError when a slab is thinner than `min_width` (the halo reach): the inner slabs between
 // their borders, the first and last from the domain's faces [lo, hi].
 void check_slab_width(const SlabDecomposition& slabs, double lo, double hi, double min_width);

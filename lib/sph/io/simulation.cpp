@@ -98,7 +98,8 @@ fmt::Frame SphSimulation::build_frame(std::span<const run::RankFrame> ranks, con
     return make_frame(states, params_, capture.step, capture.time, capture.dt);
 }
 
-RankStart scatter_start(const dist::Communicator& ranks, const std::function<SimulationFrame()>& read_on_root) {
+RankStart scatter_start(const dist::Communicator& ranks, const std::function<SimulationFrame()>& read_on_root,
+                        StartSlabs cut) {
     const int size = ranks.size();
     if (size == 1) return {read_on_root(), dist::SlabDecomposition::whole(0)};
     dist::SlabDecomposition slabs;
@@ -119,7 +120,9 @@ RankStart scatter_start(const dist::Communicator& ranks, const std::function<Sim
         const ParticleSet& set = all.particles;
         std::vector<float> x(set.size());
         for (std::size_t i = 0; i < set.size(); ++i) x[i] = set.position[i][axis];
-        slabs = dist::slabs_by_count(axis, x, size);
+        slabs = cut == StartSlabs::equal_widths
+                    ? dist::slabs_by_width(axis, lo[std::size_t(axis)], hi[std::size_t(axis)], size)
+                    : dist::slabs_by_count(axis, x, size);
         dist::check_slab_width(slabs, lo[std::size_t(axis)], hi[std::size_t(axis)], halo_reach(p));
         // Each rank's particles (and previous step), in the frame's order.
         std::vector<std::vector<std::size_t>> rows(static_cast<std::size_t>(size));

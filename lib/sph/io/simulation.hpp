@@ -49,7 +49,8 @@ std::vector<double> diagnostics_row(const Diagnostics& d, bool imbalance = false
 
 // The start of a run on `ranks` (dist/): rank 0 calls `read_on_root` (the start frame with the
 // program's parameter overrides applied), cuts the particles into slabs along the domain's
-// longest non-periodic axis with equal particle counts, and sends each rank its share (and the
+// longest non-periodic axis with equal particle counts (or, `StartSlabs::equal_widths`, equal
+// widths of the domain: the load balancing's benchmark), and sends each rank its share (and the
 // parameters, as a frame). Any input starts any rank count. UsageError when every axis is
 // periodic or a slab would be thinner than the halo reach; a failure on rank 0 ends every rank
 // alike. One rank: read_on_root()'s frame, one slab.
@@ -57,6 +58,8 @@ struct RankStart {
     SimulationFrame frame;
     dist::SlabDecomposition slabs;
 };
-RankStart scatter_start(const dist::Communicator& ranks, const std::function<SimulationFrame()>& read_on_root);
+enum class StartSlabs { equal_counts, equal_widths };
+RankStart scatter_start(const dist::Communicator& ranks, const std::function<SimulationFrame()>& read_on_root,
+                        StartSlabs cut = StartSlabs::equal_counts);
 
 }  // namespace partikel::sph

@@ -104,6 +104,14 @@ TEST_CASE("slabs: owners, count quantiles, widths, the axis") {
     CHECK_NOTHROW(dist::check_slab_width(s, 0.0, 1.0, 0.2));
     CHECK_THROWS_WITH_AS(dist::check_slab_width(s, 0.0, 1.0, 0.3), doctest::Contains("thinner than the halo reach"),
                          UsageError);
+    // Equal widths over [lo, hi], whatever the particles; open at both ends.
+    const auto even = dist::slabs_by_width(0, -1.0, 3.0, 4);
+    CHECK(even.axis == 0);
+    CHECK(even.borders[1] == doctest::Approx(0.0));
+    CHECK(even.borders[2] == doctest::Approx(1.0));
+    CHECK(even.borders[3] == doctest::Approx(2.0));
+    CHECK(even.rank_of(-50.0) == 0);
+    CHECK(even.rank_of(50.0) == 3);
     // The longest open axis; -1 when all are periodic.
     CHECK(dist::slab_axis({0, 0, 0}, {3, 1, 2}, {false, false, false}) == 0);
     CHECK(dist::slab_axis({0, 0, 0}, {3, 1, 2}, {true, false, false}) == 2);
