@@ -1,6 +1,8 @@
 // VTK legacy export (SPEC.md §4): binary (big-endian) POLYDATA, one vertex cell per particle,
 // every column other than `position` as point data. ParaView and VisIt read it directly.
 #include <algorithm>
+#include <charconv>
+#include <cstdio>
 
 #include "formats/encodings.hpp"
 #include "formats/openpmd/openpmd.hpp"
@@ -36,10 +38,47 @@ void write_big_endian(OutputStream& out, const std::byte* data, std::size_t n, s
 
 void write_text(OutputStream& out, const std::string& s) { out.write(s.data(), s.size()); }
 
+std::string json_string(const std::string& s) {
+    std::string out = "\"";
+    for (const char c : s) {
+        if (c == '"' || c == '\\') out += '\\';
+        if (static_cast<unsigned char>(c) < 0x20) {
+            char buf[8];
+            std::snprintf(buf, sizeof buf, "\\u%04x", c);
+            out += buf;
+        } else {
+            out += c;
+        }
+    }
+    return out + "\"";
+}
+
 class VtkWriter final : public SingleGroupWriter {
 public:
     // Always forced: these are files, never standard output (open_writer sends "-" to the stream format).
     explicit VtkWriter(const std::string& path) : SingleGroupWriter(path, "VTK", true, true) {}
+
+    using SingleGroupWriter::write;
+    void write(const Frame& frame) override {
+        SingleGroupWriter::write(frame);
+        if (name().find("%T") == std::string::npos) return;
+        std::string file = expand_step_pattern(name(), frame.step);
+        if (const auto slash = file.find_last_of('/'); slash != std::string::npos) file.erase(0, slash + 1);
+        series_ += std::string(series_.empty() ? "" : ",\n") + "    { \"name\": " + json_string(file) +
+                   ", \"time\": " + shortest_text(frame.time * frame.time_unit_si) + " }";
+    }
+
+    // A series (%T) gets ParaView's file series description (name.vtk.series, JSON), which
+    // gives each file its time in seconds; without it ParaView numbers the files 0, 1, 2, ...
+    void finish() override {
+        SingleGroupWriter::finish();
+        if (series_.empty()) return;
+        const std::string text = "{\n  \"file-series-version\": \"1.0\",\n  \"files\": [\n" + series_ + "\n  ]\n}\n";
+        series_.clear();
+        auto out = OutputStream::open(side_file_path(name(), ".vtk.series"), false, true);
+        out->write(text.data(), text.size());
+        out->commit();
+    }
 
 protected:
     void write_group(OutputStream& out, const Frame& frame, const Group& group) override {
@@ -87,6 +126,9 @@ protected:
             }
         }
     }
+
+private:
+    std::string series_;  // the "files" entries so far
 };
 
 }  // namespace
