@@ -1,9 +1,8 @@
 // VTK legacy export (SPEC.md §4): binary (big-endian) POLYDATA, one vertex cell per particle,
 // every column other than `position` as point data. ParaView and VisIt read it directly.
 #include <algorithm>
-#include <charconv>
-#include <cstdio>
 
+#include "base/log.hpp"
 #include "formats/encodings.hpp"
 #include "formats/openpmd/openpmd.hpp"
 #include "formats/text/single_file.hpp"
@@ -38,21 +37,6 @@ void write_big_endian(OutputStream& out, const std::byte* data, std::size_t n, s
 
 void write_text(OutputStream& out, const std::string& s) { out.write(s.data(), s.size()); }
 
-std::string json_string(const std::string& s) {
-    std::string out = "\"";
-    for (const char c : s) {
-        if (c == '"' || c == '\\') out += '\\';
-        if (static_cast<unsigned char>(c) < 0x20) {
-            char buf[8];
-            std::snprintf(buf, sizeof buf, "\\u%04x", c);
-            out += buf;
-        } else {
-            out += c;
-        }
-    }
-    return out + "\"";
-}
-
 class VtkWriter final : public SingleGroupWriter {
 public:
     // Always forced: these are files, never standard output (open_writer sends "-" to the stream format).
@@ -64,7 +48,7 @@ public:
         if (name().find("%T") == std::string::npos) return;
         std::string file = expand_step_pattern(name(), frame.step);
         if (const auto slash = file.find_last_of('/'); slash != std::string::npos) file.erase(0, slash + 1);
-        series_ += std::string(series_.empty() ? "" : ",\n") + "    { \"name\": " + json_string(file) +
+        series_ += std::string(series_.empty() ? "" : ",\n") + "    { \"name\": " + json_quote(file) +
                    ", \"time\": " + shortest_text(frame.time * frame.time_unit_si) + " }";
     }
 
