@@ -1,6 +1,5 @@
 // The XDMF side file (SPEC.md §3.5): lets ParaView's XDMF readers open openPMD particle data.
 #include <algorithm>
-#include <charconv>
 #include <sstream>
 
 #include "formats/openpmd/openpmd.hpp"
