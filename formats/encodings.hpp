@@ -23,10 +23,12 @@ std::unique_ptr<FrameWriter> make_ply_writer(const std::string& path);
 // in step order (one file per frame); `pattern` itself when it has no %T.
 std::string expand_step_pattern(const std::string& pattern, std::int64_t step);
 
-// The HDF5 writer's names: the file pattern (a fileBased series "name_%T.h5" when
-// options.hdf5_file_based or %T says so, else `path`), and the XDMF side file of a pattern
-// ("run_%T.h5" -> "run.xmf", "out.h5" -> "out.xmf").
+// The HDF5 writer's file pattern: a fileBased series "name_%T.h5" when
+// options.hdf5_file_based or %T says so, else `path`.
 std::string hdf5_file_pattern(const std::string& path, const WriterOptions& options);
-std::string xdmf_path(const std::string& pattern);
+// A side file that describes the files of `pattern` to a reader, named by the pattern without
+// its extension and %T: ("run_%T.h5", ".xmf") -> "run.xmf"; ("out.h5", ".pmd") -> "out.pmd";
+// ("frame_%T.vtk", ".vtk.series") -> "frame.vtk.series".
+std::string side_file_path(const std::string& pattern, const std::string& extension);
 
 }  // namespace partikel::fmt

@@ -25,6 +25,12 @@ std::vector<std::string> component_names(std::uint32_t components) {
     }
 }
 
+std::string shortest_text(double v) {
+    char buf[32];
+    auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+    return std::string(buf, end);
+}
+
 std::string component_label(std::string_view column, std::uint32_t components, std::uint32_t component) {
     if (components <= 1) return std::string(column);
     return std::string(column) + "." + component_names(components).at(component);

@@ -52,6 +52,9 @@ inline constexpr std::array<std::string_view, 6> kSymmetricTensorComponents{"xx"
 // kSymmetricTensorComponents for a symmetric tensor (6); xx, xy, ... zz for 9;
 // 0, 1, ... otherwise. Every reader, writer and report spells components this way.
 std::vector<std::string> component_names(std::uint32_t components);
+// The shortest text that reads back as exactly `v` ("0.6", "1e-05"): how text encodings and
+// side files write reals.
+std::string shortest_text(double v);
 // "position.x", "stress.xy", "density" (one component): how reports label a column component.
 std::string component_label(std::string_view column, std::uint32_t components, std::uint32_t component);
 

@@ -50,6 +50,19 @@ std::string expand_step_pattern(const std::string& pattern, std::int64_t step) {
     return pattern.substr(0, at) + step_digits(step) + pattern.substr(at + 2);
 }
 
+std::string side_file_path(const std::string& pattern, const std::string& extension) {
+    std::string p = pattern;
+    const auto slash = p.find_last_of('/');
+    const auto dot = p.find_last_of('.');
+    if (dot != std::string::npos && (slash == std::string::npos || dot > slash)) p.erase(dot);
+    if (const auto t = p.find("%T"); t != std::string::npos) {
+        p.erase(t, 2);
+        while (!p.empty() && (p.back() == '_' || p.back() == '-' || p.back() == '.')) p.pop_back();
+    }
+    if (p.empty() || p.back() == '/') p += "series";  // "%T.vtk": no stem left
+    return p + extension;
+}
+
 namespace {
 
 constexpr std::array<unsigned char, 8> hdf5_magic{0x89, 'H', 'D', 'F', '\r', '\n', 0x1A, '\n'};
@@ -167,8 +180,11 @@ std::vector<NamedFile> written_files(const std::string& flag, const std::string&
     const bool per_frame = encoding && *encoding != Encoding::stream;  // a stream names its one file as given
     if (const auto at = pattern.find("%T"); per_frame && at != std::string::npos)
         files.front().series = NamedFile::Series{pattern.substr(0, at), pattern.substr(at + 2), step_digits};
-    if (encoding == Encoding::hdf5 && options.write_xdmf && path != "-" && !path.empty())
-        files.push_back({flag, xdmf_path(pattern), std::nullopt});
+    if (encoding == Encoding::hdf5 && path != "-" && !path.empty()) {
+        files.push_back({flag, side_file_path(pattern, ".pmd"), std::nullopt});
+        if (options.write_xdmf) files.push_back({flag, side_file_path(pattern, ".xmf"), std::nullopt});
+    }
+    if (encoding == Encoding::vtk && files.front().series) files.push_back({flag, side_file_path(pattern, ".vtk.series"), std::nullopt});
     return files;
 }
 

@@ -45,6 +45,10 @@ struct WriterOptions {
     int hdf5_level = 4;
     bool hdf5_file_based = false;    // one file per iteration: name_%T.h5
     bool write_xdmf = true;          // side file for ParaView
+    // CSV: the frame's step, time and group and non-default units as leading `# key: value`
+    // lines, and `:<type>` on header fields, so that a CSV round trip is exact; off, the file
+    // is one plain header row and the rows (what numpy.genfromtxt and ParaView's CSV reader take).
+    bool csv_metadata = false;
 };
 
 class FrameWriter {

@@ -311,6 +311,7 @@ private:
     void read_species(hid_t sg, Frame& frame, const std::string& species, const std::string& where) {
         std::vector<Record> records;
         for (const auto& name : h5::link_names(sg)) {
+            if (name == "particlePatches") continue;  // openPMD's patch table, not a record
             Record r{name, {}};
             const bool group = h5::is_group(sg, name);
             Id g;

@@ -1,5 +1,7 @@
 // openPMD 1.1.0 writer on HDF5 (SPEC.md §3), groupBased or fileBased, with an XDMF side file.
 #include <chrono>
+#include <cmath>
+#include <limits>
 #include <ctime>
 #include <set>
 
@@ -60,6 +62,7 @@ public:
             // Standard output: one file, staged and copied (TempFile), no side file beside it.
             if (options.hdf5_file_based) throw UsageError("standard output holds one file, not one per iteration (fileBased)");
             options_.write_xdmf = false;
+            side_files_ = false;
         }
         if (options_.hdf5_compression == WriterOptions::Hdf5Compression::zstd && !h5::ensure_zstd_filter())
             throw UsageError("the zstd HDF5 filter (id 32015) cannot be registered");
@@ -99,18 +102,22 @@ public:
             h5::check(H5Fflush(file_, H5F_SCOPE_GLOBAL), pattern_ + ": write failed");
             h5::close_checked(file_, pattern_ + ": write failed");
         }
-        if (options_.write_xdmf) {
-            auto out = OutputStream::open(xdmf_path(pattern_), false, true);
-            const std::string doc = xdmf_document(xdmf_);
-            out->write(doc.data(), doc.size());
-            out->commit();
-        }
+        if (options_.write_xdmf) write_side_file(".xmf", xdmf_document(xdmf_));
+        // ParaView's openPMD reader opens the series through this file: its first line is the
+        // series' file name (pattern), relative to the file's directory.
+        if (side_files_) write_side_file(".pmd", base_name(pattern_) + "\n");
         if (temp_) temp_->commit();
     }
 
     const std::string& name() const override { return pattern_; }
 
 private:
+    void write_side_file(const std::string& extension, const std::string& text) const {
+        auto out = OutputStream::open(side_file_path(pattern_, extension), false, true);
+        out->write(text.data(), text.size());
+        out->commit();
+    }
+
     // `path` is the temporary, `shown` the name messages give.
     Id create_file(const std::string& path, const std::string& shown) {
         Id fapl = h5::file_access_for_writing();
@@ -212,6 +219,7 @@ private:
             }, value);
         }
         Id particles = group_with_order(it, "particles");
+        Id joined_step;  // /xdmf/<step>, made on the first record to join
         XdmfFrame xf{base_name(file_name), frame.step, frame.time * frame.time_unit_si, {}};
         for (const auto& group : frame.groups()) {
             const std::string where = file_name + ": step " + step + ", group \"" + group.name() + "\"";
@@ -221,6 +229,8 @@ private:
             for (const auto& column : group.columns()) {
                 if (column.name() == "positionOffset" && group.find("position"))
                     throw UsageError(where + ": a column named positionOffset clashes with openPMD's record of that name");
+                if (column.name() == "particlePatches")
+                    throw UsageError(where + ": a column named particlePatches clashes with openPMD's group of that name");
                 const auto names = component_names(column.components());
                 if (names.empty()) {
                     write_component(species, column.name(), column, 0, where);
@@ -231,11 +241,51 @@ private:
                         write_component(record, names[k], column, k, where);
                 }
                 xs.records.push_back({column.name(), column.type(), column.components()});
-                if (column.name() == "position") write_position_offset(species, column);
+                if (column.name() == "position") {
+                    write_position_offset(species, column);
+                    write_particle_patch(species, column);
+                }
             }
+            if (options_.write_xdmf) write_joined(file, joined_step, frame.step, group, where);
             xf.species.push_back(std::move(xs));
         }
         xdmf_.push_back(std::move(xf));
+    }
+
+    // The virtual datasets the XDMF side file names (xdmf_joined_path): each multi-component
+    // record as one N x C dataset whose columns map to the record's component datasets, so the
+    // readers see the interleaved record without a second copy of the particle data.
+    static void write_joined(hid_t file, Id& joined_step, std::int64_t step, const Group& group, const std::string& where) {
+        Id species;
+        for (const auto& column : group.columns()) {
+            const auto order = xdmf_component_order(column.components());
+            if (order.empty()) continue;
+            if (!species.valid()) {
+                if (!joined_step.valid()) {
+                    Id root = H5Lexists(file, "xdmf", H5P_DEFAULT) > 0 ? checked(H5Gopen2(file, "xdmf", H5P_DEFAULT), "open /xdmf")
+                                                                     : group_with_order(file, "xdmf");
+                    joined_step = group_with_order(root, std::to_string(step));
+                }
+                species = group_with_order(joined_step, group.name());
+            }
+            const hsize_t n = group.count(), dims[2] = {n, order.size()};
+            Id space = checked(H5Screate_simple(2, dims, nullptr), "dataspace");
+            Id source_space = checked(H5Screate_simple(1, &n, nullptr), "dataspace");
+            Id dcpl = checked(H5Pcreate(H5P_DATASET_CREATE), "dataset properties");
+            const std::string record = "/data/" + std::to_string(step) + "/particles/" + group.name() + "/" + column.name() + "/";
+            // An empty group's dataset stays an ordinary empty one: a mapping needs a selection.
+            for (std::size_t k = 0; k < order.size() && n > 0; ++k) {
+                const hsize_t start[2] = {0, k}, count[2] = {n, 1};
+                h5::check(H5Sselect_hyperslab(space, H5S_SELECT_SET, start, nullptr, count, nullptr), "hyperslab");
+                // "." is the file that holds the virtual dataset, whatever its name becomes.
+                h5::check(H5Pset_virtual(dcpl, space, ".", (record + order[k]).c_str(), source_space), "virtual mapping");
+            }
+            h5::check(H5Sselect_all(space), "selection");
+            Id ds = checked(H5Dcreate2(species, column.name().c_str(), h5::file_type_of(column.type()), space, H5P_DEFAULT, dcpl,
+                                       H5P_DEFAULT),
+                            where + ": cannot create the XDMF dataset of " + column.name());
+            h5::close_checked(ds, where + ": cannot create the XDMF dataset of " + column.name());
+        }
     }
 
     // openPMD requires positionOffset beside position; ours is constant zero.
@@ -250,8 +300,61 @@ private:
         }
     }
 
+    // A contiguous dataset of one value, an openPMD record component; returns it open.
+    static Id write_single(hid_t parent, const char* name, hid_t file_type, hid_t memory_type, const void* value, double unit_si) {
+        const hsize_t n = 1;
+        Id space = checked(H5Screate_simple(1, &n, nullptr), "dataspace");
+        Id ds = checked(H5Dcreate2(parent, name, file_type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                        std::string("cannot create dataset ") + name);
+        h5::check(H5Dwrite(ds, memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, value), std::string("cannot write dataset ") + name);
+        h5::write_f64(ds, "unitSI", unit_si);
+        return ds;
+    }
+
+    // openPMD's particlePatches with one patch: all particles of the group and the box that
+    // holds their positions (offset inclusive, offset + extent exclusive; NaN positions are in
+    // no box). A frame does not say which rank held which particles, so a run of several
+    // ranks, gathered into one frame, also writes one patch.
+    static void write_particle_patch(hid_t species, const Column& position) {
+        Id patches = group_with_order(species, "particlePatches");
+        const std::uint64_t count = position.count(), first = 0;
+        for (const auto& [name, value] : {std::pair{"numParticles", &count}, std::pair{"numParticlesOffset", &first}}) {
+            Id ds = write_single(patches, name, H5T_STD_U64LE, H5T_NATIVE_UINT64, value, 1.0);
+            record_attributes(ds, Unit{});
+            h5::close_checked(ds, std::string("cannot write dataset ") + name);
+        }
+        Id offset = group_with_order(patches, "offset"), extent = group_with_order(patches, "extent");
+        record_attributes(offset, position.unit());
+        record_attributes(extent, position.unit());
+        const auto names = component_names(position.components());
+        for (std::uint32_t k = 0; k < position.components(); ++k) {
+            double low = std::numeric_limits<double>::infinity(), high = -low;
+            for (std::uint64_t i = 0; i < count; ++i) {
+                const double v = position.as_double(i, k);
+                low = std::min(low, v);  // NaN compares false and is skipped
+                high = std::max(high, v);
+            }
+            double size = 0;
+            if (low > high) {
+                low = 0;  // no particles, or only NaN positions
+            } else {
+                // The smallest size past the largest position; the subtraction rounds by at most
+                // an ulp of `size`, so a step or two restores low + size > high.
+                constexpr double inf = std::numeric_limits<double>::infinity();
+                size = std::nextafter(high, inf) - low;
+                while (std::isfinite(size) && low + size <= high) size = std::nextafter(size, inf);
+            }
+            const double si = position.unit().si_factor;
+            Id o = write_single(offset, names[k].c_str(), H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &low, si);
+            Id e = write_single(extent, names[k].c_str(), H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &size, si);
+            h5::close_checked(o, "cannot write particlePatches/offset");
+            h5::close_checked(e, "cannot write particlePatches/extent");
+        }
+    }
+
     WriterOptions options_;
     bool file_based_ = false;
+    bool side_files_ = true;  // the .pmd series file (and .xmf) beside a file, not standard output
     std::string pattern_;
     Id file_;
     std::vector<std::byte, DefaultInitAllocator<std::byte>> component_buffer_;
@@ -269,18 +372,6 @@ std::string hdf5_file_pattern(const std::string& path, const WriterOptions& opti
     const auto dot = path.find_last_of('.');
     const bool has_ext = dot != std::string::npos && (slash == std::string::npos || dot > slash);
     return has_ext ? path.substr(0, dot) + "_%T" + path.substr(dot) : path + "_%T";
-}
-
-std::string xdmf_path(const std::string& pattern) {
-    std::string p = pattern;
-    const auto slash = p.find_last_of('/');
-    const auto dot = p.find_last_of('.');
-    if (dot != std::string::npos && (slash == std::string::npos || dot > slash)) p.erase(dot);
-    if (const auto t = p.find("%T"); t != std::string::npos) {
-        p.erase(t, 2);
-        while (!p.empty() && (p.back() == '_' || p.back() == '-' || p.back() == '.')) p.pop_back();
-    }
-    return p + ".xmf";
 }
 
 std::unique_ptr<FrameWriter> make_hdf5_writer(const std::string& path, const WriterOptions& options) {

@@ -27,7 +27,16 @@ struct XdmfFrame {
     std::vector<Species> species;
 };
 
-// XDMF 2 text for ParaView: a temporal collection of Polyvertex grids.
+// XDMF text for ParaView's three XDMF readers (XDMF 2's "XDMF Reader", Xdmf3ReaderS and
+// Xdmf3ReaderT): a temporal collection of Polyvertex grids (SPEC.md §3.5).
 std::string xdmf_document(const std::vector<XdmfFrame>& frames);
+
+// A record's component names in the order of the XDMF AttributeType for its component count
+// (Vector x y z; Tensor6 xx xy xz yy yz zz; Tensor row-major); empty where XDMF has no type.
+std::vector<std::string> xdmf_component_order(std::uint32_t components);
+// The HDF5 path of the N x C virtual dataset that joins a record's component datasets in that
+// order, for XDMF readers that take a vector only as one 2-D dataset (the Xdmf3 readers read
+// neither X_Y_Z geometry nor JOIN functions). A virtual dataset maps, it copies no data.
+std::string xdmf_joined_path(std::int64_t step, const std::string& species, const std::string& record);
 
 }  // namespace partikel::fmt

@@ -38,36 +38,33 @@ void append_value(std::string& line, const Column& column, std::uint64_t row, st
     }
 }
 
-std::string shortest(double v) {
-    char buf[32];
-    auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
-    return std::string(buf, end);
-}
-
 class CsvWriter final : public SingleGroupWriter {
 public:
-    CsvWriter(const std::string& path, const WriterOptions& options) : SingleGroupWriter(path, "CSV", false, options.force) {}
+    CsvWriter(const std::string& path, const WriterOptions& options)
+        : SingleGroupWriter(path, "CSV", false, options.force), metadata_(options.csv_metadata) {}
 
 protected:
     void write_group(OutputStream& out, const Frame& frame, const Group& group) override {
-        std::string text = "# step: " + std::to_string(frame.step) + "\n# time: " + shortest(frame.time) +
-                           "\n# dt: " + shortest(frame.dt) + "\n# time_unit_si: " + shortest(frame.time_unit_si) +
-                           "\n# group: " + group.name() + "\n";
+        std::string text;
+        if (metadata_)
+            text = "# step: " + std::to_string(frame.step) + "\n# time: " + shortest_text(frame.time) +
+                   "\n# dt: " + shortest_text(frame.dt) + "\n# time_unit_si: " + shortest_text(frame.time_unit_si) +
+                   "\n# group: " + group.name() + "\n";
         std::string header;
         for (const auto& column : group.columns()) {
             if (column.name().find_first_of(",:#\n\r\" ") != std::string::npos)
                 throw UsageError(out.name() + ": column name " + quoted_excerpt(column.name()) + " cannot be a CSV field name");
             const bool plain = is_well_known_as(column);
             const Unit default_unit = plain ? well_known_column(column.name())->unit : Unit{};
-            if (column.unit() != default_unit) {
+            if (metadata_ && column.unit() != default_unit) {
                 text += "# unit: " + column.name();
-                for (double p : column.unit().dimension) text += " " + shortest(p);
-                text += " " + shortest(column.unit().si_factor) + "\n";
+                for (double p : column.unit().dimension) text += " " + shortest_text(p);
+                text += " " + shortest_text(column.unit().si_factor) + "\n";
             }
             for (const auto& field : field_names(column)) {
                 if (!header.empty()) header += ',';
                 header += field;
-                if (!plain) header += ":" + std::string(scalar_name(column.type()));
+                if (metadata_ && !plain) header += ":" + std::string(scalar_name(column.type()));
             }
         }
         text += header + "\n";
@@ -84,6 +81,9 @@ protected:
             out.write(line.data(), line.size());
         }
     }
+
+private:
+    bool metadata_;
 };
 
 std::string_view trim(std::string_view s) {

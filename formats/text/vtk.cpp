@@ -2,6 +2,7 @@
 // every column other than `position` as point data. ParaView and VisIt read it directly.
 #include <algorithm>
 
+#include "base/log.hpp"
 #include "formats/encodings.hpp"
 #include "formats/openpmd/openpmd.hpp"
 #include "formats/text/single_file.hpp"
@@ -40,6 +41,28 @@ class VtkWriter final : public SingleGroupWriter {
 public:
     // Always forced: these are files, never standard output (open_writer sends "-" to the stream format).
     explicit VtkWriter(const std::string& path) : SingleGroupWriter(path, "VTK", true, true) {}
+
+    using SingleGroupWriter::write;
+    void write(const Frame& frame) override {
+        SingleGroupWriter::write(frame);
+        if (name().find("%T") == std::string::npos) return;
+        std::string file = expand_step_pattern(name(), frame.step);
+        if (const auto slash = file.find_last_of('/'); slash != std::string::npos) file.erase(0, slash + 1);
+        series_ += std::string(series_.empty() ? "" : ",\n") + "    { \"name\": " + json_quote(file) +
+                   ", \"time\": " + shortest_text(frame.time * frame.time_unit_si) + " }";
+    }
+
+    // A series (%T) gets ParaView's file series description (name.vtk.series, JSON), which
+    // gives each file its time in seconds; without it ParaView numbers the files 0, 1, 2, ...
+    void finish() override {
+        SingleGroupWriter::finish();
+        if (series_.empty()) return;
+        const std::string text = "{\n  \"file-series-version\": \"1.0\",\n  \"files\": [\n" + series_ + "\n  ]\n}\n";
+        series_.clear();
+        auto out = OutputStream::open(side_file_path(name(), ".vtk.series"), false, true);
+        out->write(text.data(), text.size());
+        out->commit();
+    }
 
 protected:
     void write_group(OutputStream& out, const Frame& frame, const Group& group) override {
@@ -87,6 +110,9 @@ protected:
             }
         }
     }
+
+private:
+    std::string series_;  // the "files" entries so far
 };
 
 }  // namespace

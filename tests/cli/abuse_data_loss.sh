@@ -120,6 +120,12 @@ refused "particle-convert %T naming the input" "OUTPUT must name another file th
 cp c.cfg c.xmf
 refused "particle-convert's XDMF side file naming --config" "--output must name another file than the input --config (c.xmf and c.xmf" c.xmf \
   particle-convert --config c.xmf -i d.pks -o c.h5
+cp d.pks c.pmd
+refused "particle-convert's openPMD series file naming the input" "OUTPUT must name another file than the input INPUT (c.pmd and c.pmd" c.pmd \
+  particle-convert c.pmd c.h5
+cp d.pks v.vtk.series
+refused "particle-convert's .vtk.series naming the input" "OUTPUT must name another file than the input INPUT (v.vtk.series and v.vtk.series" v.vtk.series \
+  particle-convert v.vtk.series --groups fluid v_%T.vtk
 cp c.cfg c_000000.h5
 refused "particle-convert --file-based series naming --config" "--output must name another file than the input --config (c_000000.h5 (of c_%T.h5)" c_000000.h5 \
   particle-convert --config c_000000.h5 -i d.pks --file-based -o c.h5 --no-xdmf

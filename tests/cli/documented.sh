@@ -133,6 +133,7 @@ declare -A base=(
   [convert]="particle-convert $in/three.pks OUT"
   [convert-cut]="particle-convert $in/cut.pks OUT"
   [convert-h5]="particle-convert $in/three.pks OUT.h5"
+  [convert-csv]="particle-convert $in/three.pks --groups fluid --frames 0 OUT.csv"
   [compare]="compare-results $in/three.pks $in/other.pks"
   [compare-serial]="compare-results $in/serial.pks $in/serial2.pks"
   [compare-numbers]="compare-results $in/n1.csv $in/n2.csv"
@@ -145,7 +146,7 @@ declare -A kind=(
   [step-diag]=text [step-null]=text [nbody-diag]=text [nbody-null]=text [pic-diag]=text [pic-null]=text
   [pic-probes]=text [render-eye]=image [render-colour]=image [render-preview]=image [compare-time]=stdout
   [compare-serial]=stdout [compare-numbers]=stdout [compare-stats]=stdout [frnn-stats]=stdout [pic-lattice]=stdout [info]=stdout
-  [convert]=text [convert-cut]=text [convert-h5]=h5 [compare]=stdout [compare-tables]=stdout [compare-images]=stdout
+  [convert]=text [convert-cut]=text [convert-h5]=h5 [convert-csv]=csv [compare]=stdout [compare-tables]=stdout [compare-images]=stdout
   [render-fluid]=image [render-points]=image [render-spheres]=image [render-three]=image
 )
 sph-init inclined-plane --dx 0.3 --terrain "$in/slope.raw" --terrain-size 16,16 --terrain-scale 0.0005 -q -o "$in/terrain.pks" ||
@@ -156,6 +157,7 @@ describe() {  # describe KIND OUT: the result, as compared
     frames) particle-info --all-attributes "$2" | grep -v -E '^  (command_line|utc_time|commit|version) = ' ;;
     text | stdout) cat "$2" ;;
     image) cat "$2"_*.exr "$2"_*.png 2>/dev/null ;;
+    csv) cat "$2".csv ;;
     h5) h5dump -A "$2".h5 2>/dev/null | grep -v -E 'command_line|utc_time|date'; cat "$2"_*.h5 2>/dev/null | md5sum ;;
   esac
 }
@@ -492,6 +494,7 @@ changes convert-h5 --h5-compression none
 changes convert-h5 --h5-level 9
 changes convert-h5 --file-based
 changes convert-h5 --no-xdmf
+changes convert-csv --csv-metadata
 rescues convert-cut --recover
 # compare-results
 changes compare --atol 1e9

@@ -55,6 +55,7 @@ int particle_convert(std::span<const std::string> args) {
     app.add_option("--h5-level", w.hdf5_level, "HDF5: gzip 1-9 or zstd level")->capture_default_str();
     app.add_flag("--file-based", w.hdf5_file_based, "HDF5: one file per iteration (name_%T.h5)");
     app.add_flag("--no-xdmf", no_xdmf, "HDF5: no XDMF side file for ParaView");
+    app.add_flag("--csv-metadata", w.csv_metadata, "CSV: # step/time/unit lines, :type suffixes");
     return tool.run(std::vector<std::string>(args.begin(), args.end()), [&](Tool& t) {
         auto& common = t.options();
         if (!positional_in.empty() && common.input != "-") throw UsageError("give the input once: as -i FILE or as INPUT");

@@ -25,7 +25,7 @@ check "unknown extension" 2 particle-convert good.pks out.xyz
 expect_error "unknown extension" particle-convert 'unknown output extension ".xyz"'
 # Standard output carries the format --to names, as standard input carries CSV.
 check "csv to stdout" 0 particle-convert --to csv good.pks -
-expect_text "csv to stdout" "$work/out" "# group: fluid"
+expect_text "csv to stdout" "$work/out" "position_x,position_y,position_z,velocity_x"
 check "bad level" 2 particle-convert -l 40 good.pks out.pks
 expect_error "bad level" particle-convert "--level must be in -7..22 (got 40)"
 check "terminal" 2 script -qec "particle-convert $data/sample.csv" /dev/null

@@ -147,10 +147,22 @@ TEST_CASE("the file follows openPMD 1.1.0") {
     CHECK(filters_of(file, "/data/5/particles/fluid/kind") == std::vector<H5Z_filter_t>{H5Z_FILTER_SHUFFLE, H5Z_FILTER_DEFLATE, H5Z_FILTER_FLETCHER32});
     CHECK(filters_of(file, "/data/5/particles/fluid/velocity/z") == std::vector<H5Z_filter_t>{H5Z_FILTER_SHUFFLE, H5Z_FILTER_DEFLATE, H5Z_FILTER_FLETCHER32});
     const std::string xmf = text_of(dir.file("o.xmf"));
-    CHECK(xmf.find("CollectionType=\"Temporal\"") != std::string::npos);
+    CHECK(xmf.find("<Grid Name=\"fluid\" GridType=\"Collection\" CollectionType=\"Temporal\">") != std::string::npos);
     CHECK(xmf.find("TopologyType=\"Polyvertex\" NumberOfElements=\"10\"") != std::string::npos);
-    CHECK(xmf.find("o.h5:/data/5/particles/fluid/position/x") != std::string::npos);
+    CHECK(xmf.find("Dimensions=\"10 3\" NumberType=\"Float\" Precision=\"4\">o.h5:/xdmf/5/fluid/position<") != std::string::npos);
     CHECK(xmf.find("AttributeType=\"Tensor6\"") != std::string::npos);
+    CHECK(xmf.find("X_Y_Z") == std::string::npos);  // the Xdmf3 readers know no X_Y_Z geometry
+    CHECK(xmf.find("JOIN") == std::string::npos);   // nor JOIN functions
+    // The joined position is a virtual dataset over position/x, y, z: no second copy.
+    h5::Id joined(H5Dopen2(file, "/xdmf/5/fluid/position", H5P_DEFAULT));
+    REQUIRE(joined.valid());
+    h5::Id joined_dcpl(H5Dget_create_plist(joined));
+    CHECK(H5Pget_layout(joined_dcpl) == H5D_VIRTUAL);
+    std::vector<float> xyz(30), x(10);
+    REQUIRE(H5Dread(joined, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, xyz.data()) >= 0);
+    h5::Id px(H5Dopen2(file, "/data/5/particles/fluid/position/x", H5P_DEFAULT));
+    REQUIRE(H5Dread(px, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, x.data()) >= 0);
+    for (std::size_t i = 0; i < 10; ++i) CHECK(xyz[3 * i] == x[i]);
 }
 
 TEST_CASE("openPMD constant components and positionOffset from other writers are honoured") {

@@ -12,6 +12,7 @@
 #include "../formats/sample_frames.hpp"
 #include "base/error.hpp"
 #include "formats/openpmd/h5_util.hpp"
+#include "formats/openpmd/openpmd.hpp"
 #include "formats/reader.hpp"
 #include "sph/io/frame_io.hpp"
 #include "sph/io/params_io.hpp"
@@ -248,6 +249,19 @@ TEST_CASE("a stress tensor reads back by component name from every export") {
             REQUIRE(H5Dread(ds, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()) >= 0);
             for (std::size_t i = 0; i < n; ++i) CHECK_MESSAGE(v[i] == expected(i, c), "stress/" << c << " row " << i);
         }
+    }
+    SUBCASE("XDMF: the joined dataset's columns in XDMF's Tensor6 order") {
+        fmt::h5::Id file(H5Fopen(dir.file("t.h5").c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+        REQUIRE(file.valid());
+        fmt::h5::Id ds(H5Dopen2(file, fmt::xdmf_joined_path(7, "fluid", "stress").c_str(), H5P_DEFAULT));
+        REQUIRE(ds.valid());
+        const auto order = fmt::xdmf_component_order(6);
+        REQUIRE(order == std::vector<std::string>{"xx", "xy", "xz", "yy", "yz", "zz"});
+        std::vector<float> v(n * 6);
+        REQUIRE(H5Dread(ds, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()) >= 0);
+        for (std::size_t i = 0; i < n; ++i)
+            for (std::size_t k = 0; k < 6; ++k)
+                CHECK_MESSAGE(v[i * 6 + k] == expected(i, order[k]), "XDMF stress column " << order[k] << " row " << i);
     }
     SUBCASE("CSV: the header field stress_<component>") {
         std::ifstream in(dir.file("t.csv"));
