@@ -419,15 +419,25 @@ TEST_CASE("two deterministic CUDA runs of a dam break are bit-identical" * docte
     CHECK(bit_identical(first.download(), second.download()));
 }
 
-TEST_CASE("moving boundary particles follow their prescribed motion; fixed ones stay") {
+namespace {
+
+// Open space without gravity, 2 m wide, dx = 1 cm, time steps of at most 1 ms.
+SphParams empty_space() {
     SphParams p;
     p.dx_m = 0.01f;
     p.h_m = 0.015f;
     p.gravity = {0.0f, 0.0f, 0.0f};
     p.domain_min = {-1.0f, -1.0f, -1.0f};
     p.domain_max = {1.0f, 1.0f, 1.0f};
-    p.boundary_motion = {{0.05f, 0.0f, 0.0f}, 0.5f};
     p.dt_max_s = 1e-3f;
+    return p;
+}
+
+}  // namespace
+
+TEST_CASE("moving boundary particles follow their prescribed motion; fixed ones stay") {
+    SphParams p = empty_space();
+    p.boundary_motion = {{0.05f, 0.0f, 0.0f}, 0.5f};
     for (auto integrator : {Integrator::midpoint, Integrator::symplectic, Integrator::verlet}) {
         CAPTURE(to_string(integrator));
         p.integrator = integrator;
@@ -447,16 +457,10 @@ TEST_CASE("moving boundary particles follow their prescribed motion; fixed ones 
 }
 
 TEST_CASE("a steady boundary motion travels at its velocity for its duration, then rests") {
-    SphParams p;
-    p.dx_m = 0.01f;
-    p.h_m = 0.015f;
-    p.gravity = {0.0f, 0.0f, 0.0f};
-    p.domain_min = {-1.0f, -1.0f, -1.0f};
-    p.domain_max = {1.0f, 1.0f, 1.0f};
+    SphParams p = empty_space();
     p.boundary_motion.velocity_m_s = {0.0f, 1.5f, 0.0f};
     p.boundary_motion.duration_s = 0.05f;
     p.c0 = 1.0f;  // dt = dt_max
-    p.dt_max_s = 1e-3f;
     for (auto integrator : {Integrator::midpoint, Integrator::symplectic, Integrator::verlet}) {
         CAPTURE(to_string(integrator));
         p.integrator = integrator;
