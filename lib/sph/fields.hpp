@@ -50,6 +50,9 @@ enum : int {
     corrected_stress,  // Pa, tau L (3 x 3 by rows): the stress the force pass differentiates
     velocity_gradient,    // 1/s, grad v (3 x 3 by rows)
     effective_viscosity,  // Pa s, mu_eff of the rheology
+    // Laminar+SPS viscosity: the SPS stress tau/rho^2 of the last velocity-gradient pass
+    // (SpsClosure, SymTensor; 0 on boundary particles).
+    sps_stress,  // m^5/(kg s^2)
     count
 };
 }  // namespace field
@@ -83,6 +86,7 @@ inline constexpr FieldSpec kSphFields[field::count] = {
     {"corrected_stress", ScalarType::f32, 9, units::pressure, kFieldScratch},
     {"velocity_gradient", ScalarType::f32, 9, units::rate, kFieldScratch},
     {"effective_viscosity", ScalarType::f32, 1, units::none, kFieldScratch},
+    {"sps_stress", ScalarType::f32, 6, units::none, kFieldScratch},
 };
 
 // Bit masks of fields (FieldArrays' `present`).

@@ -1,6 +1,7 @@
 #include "sph/params.hpp"
 
 #include <cmath>
+#include <limits>
 
 #include "base/error.hpp"
 #include "base/vec.hpp"
@@ -40,6 +41,8 @@ constexpr std::array<std::pair<std::string_view, DensityDiffusion>, 3> kDiffusio
     {{"none", DensityDiffusion::none},
      {"molteni", DensityDiffusion::molteni},
      {"fourtakas", DensityDiffusion::fourtakas}}};
+constexpr std::array<std::pair<std::string_view, Viscosity>, 3> kViscosity{
+    {{"artificial", Viscosity::artificial}, {"laminar", Viscosity::laminar}, {"laminar-sps", Viscosity::laminar_sps}}};
 constexpr std::array<std::pair<std::string_view, Face>, 3> kFaces{
     {{"open", Face::open}, {"wall", Face::wall}, {"periodic", Face::periodic}}};
 constexpr std::array<std::pair<std::string_view, TerrainLaw>, 2> kTerrainLaws{
@@ -79,6 +82,13 @@ std::string_view to_string(DensityScheme v) { return enum_name(v, kDensity); }
 std::string_view to_string(Integrator v) { return enum_name(v, kIntegrators); }
 std::string_view to_string(DensityDiffusion v) { return enum_name(v, kDiffusion); }
 std::string_view to_string(Face v) { return enum_name(v, kFaces); }
+std::string_view to_string(Viscosity v) { return enum_name(v, kViscosity); }
+Viscosity parse_viscosity(std::string_view s, std::string_view source) { return parse_enum(s, kViscosity, source); }
+
+double viscous_dt_limit(const SphParams& p) {
+    if (p.viscosity == Viscosity::artificial || p.laminar_nu <= 0.0f) return std::numeric_limits<double>::infinity();
+    return 0.125 * double(p.h_m) * double(p.h_m) / double(p.laminar_nu);
+}
 std::string_view to_string(TerrainLaw v) { return enum_name(v, kTerrainLaws); }
 TerrainLaw parse_terrain_law(std::string_view s, std::string_view source) {
     return parse_enum(s, kTerrainLaws, source);
@@ -131,6 +141,13 @@ void validate(const SphParams& p) {
     require(p.gamma >= 1, "sph.gamma must be >= 1" + got(p.gamma));
     require(p.alpha >= 0, "sph.alpha (--alpha) must be >= 0" + got(p.alpha));
     require(p.laminar_nu >= 0, "sph.laminar_nu (--laminar-nu) must be >= 0" + got(p.laminar_nu));
+    require(p.viscosity != Viscosity::laminar || p.laminar_nu > 0,
+            "sph.laminar_nu (--laminar-nu) must be > 0 with sph.viscosity laminar" + got(p.laminar_nu));
+    require(p.viscosity == Viscosity::artificial || !is_snow_model(p),
+            "sph.viscosity (--viscosity) must be artificial with a snow model (its viscosity is the rheology's)");
+    require(p.sps_smagorinsky >= 0 && p.sps_blin >= 0,
+            "sph.sps_smagorinsky and sph.sps_blin (--sps-cs, --sps-ci) must be >= 0 (got " + format_g(p.sps_smagorinsky) +
+                ", " + format_g(p.sps_blin) + ")");
     require(p.cfl > 0 && p.cfl <= 1, "sph.cfl (--cfl) must be > 0 and <= 1" + got(p.cfl));
     require(p.dt_max_s >= p.dt_min_s, "sph.dt_max (--dt-max) must be >= sph.dt_min, " + format_g(p.dt_min_s) + " s" + got(p.dt_max_s));
     require(p.shepard_every >= 0, "sph.shepard_every (--shepard-every) must be >= 0" + got(p.shepard_every));
@@ -173,6 +190,7 @@ void validate(const SphParams& p) {
         require(r.max_acceleration >= 0, "snow.max_acceleration (--max-acceleration) must be >= 0 (0: off)" + got(r.max_acceleration));
     }
     require(p.boundary_motion.period_s > 0, "sph.boundary_motion.period must be > 0" + got(p.boundary_motion.period_s));
+    require(p.boundary_motion.duration_s >= 0, "sph.boundary_motion.duration must be >= 0" + got(p.boundary_motion.duration_s));
     if (!p.terrain.empty())
         require(p.terrain.nx >= 2 && p.terrain.nz >= 2 &&
                     p.terrain.height_m.size() == std::size_t(p.terrain.nx) * std::size_t(p.terrain.nz) &&

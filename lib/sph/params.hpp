@@ -17,6 +17,10 @@ namespace partikel::sph {
 enum class DensityScheme { continuity, summation };
 enum class Integrator { midpoint, symplectic, verlet };
 enum class DensityDiffusion { none, molteni, fourtakas };
+// The physical viscosity beside the artificial one (alpha, in every mode; 0: off): none
+// (artificial), Lo & Shao's (2002) laminar term, or that and the sub-particle-scale turbulence
+// stress of Dalrymple & Rogers (2006) (laminar_sps; DualSPHysics's laminar+SPS with alpha = 0).
+enum class Viscosity { artificial, laminar, laminar_sps };
 // A face of the domain: open (particles leaving are removed) or a repulsive damped wall.
 // An axis whose two faces are periodic wraps around.
 enum class Face { open, wall, periodic };
@@ -53,10 +57,13 @@ struct WaveMaker {
 };
 
 // Prescribed motion of boundary particles of kind moving_boundary:
-// displacement(t) = amplitude sin(2 pi t / period).
+// displacement(t) = amplitude sin(2 pi t / period) + velocity min(t, duration),
+// an oscillation (a piston) and a steady travel that stops (a gate lifted away).
 struct BoundaryMotion {
     Vec3f amplitude_m{0.0f, 0.0f, 0.0f};
     float period_s = 1.0f;
+    Vec3f velocity_m_s{0.0f, 0.0f, 0.0f};
+    float duration_s = 0.0f;
 };
 
 // A height field y = height(x, z) on a regular grid, bounding the fluid from below (the contact
@@ -96,7 +103,10 @@ struct SphParams {
     float c0 = 100.0f;                  // numerical sound speed, m/s (Werner 2015: 100)
     float gamma = 7.0f;                 // Tait exponent
     float alpha = 0.01f;                // Monaghan artificial viscosity (Werner 2015: 0.01)
-    float laminar_nu = 0.0f;            // kinematic viscosity of the laminar term (Lo & Shao), m^2/s; 0: off
+    Viscosity viscosity = Viscosity::artificial;
+    float laminar_nu = 1e-6f;           // kinematic viscosity of the laminar modes (Lo & Shao), m^2/s; water at 20 C
+    float sps_smagorinsky = 0.12f;      // Cs of the SPS eddy viscosity (Cs dx)^2 |S| (Dalrymple & Rogers 2006)
+    float sps_blin = 0.0066f;           // CI of the SPS isotropic stress (2/3) CI dx^2 |S|^2 (Blin et al. 2002)
     Vec3f gravity{0.0f, -9.81f, 0.0f};  // m/s^2, y up
     KernelKind kernel = KernelKind::wendland_c2;  // wcsph; the snow models use Mueller's kernels of support h
     Model model = Model::wcsph;
@@ -150,6 +160,10 @@ inline bool is_snow_model(const SphParams& p) { return p.model != Model::wcsph; 
 inline bool has_stress_tensor(const SphParams& p) { return p.model != Model::wcsph && p.model != Model::newtonian_muller; }
 // The numerical sound speed (m/s): c0, or sqrt(k) of the snow models' linear equation of state.
 float sound_speed(const SphParams& p);
+// The laminar modes' stability limit on the time step, 0.125 h^2/nu (Morris, Fox & Zhu 1997,
+// "Modeling low Reynolds number incompressible flows using SPH", J. Comput. Phys. 136, 214-226);
+// infinite without a laminar term.
+double viscous_dt_limit(const SphParams& p);
 // A faster particle stops the run (m/s): runaway_speed, or 5 c0.
 inline float runaway_speed(const SphParams& p) {
     return p.runaway_speed > 0.0f ? p.runaway_speed : 5.0f * sound_speed(p);
@@ -164,6 +178,7 @@ std::string_view to_string(KernelKind v);
 std::string_view to_string(DensityScheme v);
 std::string_view to_string(Integrator v);
 std::string_view to_string(DensityDiffusion v);
+std::string_view to_string(Viscosity v);
 std::string_view to_string(Face v);
 std::string_view to_string(TerrainLaw v);
 std::string_view to_string(Model v);
@@ -177,6 +192,7 @@ KernelKind parse_kernel(std::string_view s, std::string_view source = "sph.kerne
 DensityScheme parse_density_scheme(std::string_view s, std::string_view source = "sph.density");
 Integrator parse_integrator(std::string_view s, std::string_view source = "sph.integrator");
 DensityDiffusion parse_diffusion(std::string_view s, std::string_view source = "sph.diffusion");
+Viscosity parse_viscosity(std::string_view s, std::string_view source = "sph.viscosity");
 // "wall,wall,wall,open,wall,wall" or one value for all six faces.
 std::array<Face, 6> parse_faces(std::string_view s, std::string_view source = "sph.faces");
 std::string faces_to_string(const std::array<Face, 6>& faces);

@@ -75,7 +75,8 @@ struct ShepardFilter {
     }
 };
 
-// Laminar viscosity and XSPH, chosen at run time inside one instantiation (each off at 0).
+// Laminar viscosity, the SPS stress and XSPH, chosen at run time inside one instantiation (each
+// off at 0 or null).
 struct NoViscousExtras {
     static constexpr bool enabled = false;
 };
@@ -83,10 +84,11 @@ struct ViscousExtras {
     static constexpr bool enabled = true;
     LaminarViscosity laminar;
     XsphCorrection xsph;
+    SpsStressTerm sps;
 };
 
 // The rates pass: dv/dt (eq. 3.28: pressure and artificial viscosity; optional laminar
-// viscosity; gravity and boundary volumes), drho/dt (eq. 3.29, optional density diffusion), the
+// viscosity and SPS stress; gravity and boundary volumes), drho/dt (eq. 3.29, optional density diffusion), the
 // XSPH sum and each particle's time-step limit (eqs. 3.33, 3.34). Compiled per smoothing kernel,
 // diffusion and extras, so that the pair body of the default scheme carries no test of a term
 // it does not use (5% of the pass; docs/PERFORMANCE.md).
@@ -169,6 +171,7 @@ template <class Kernel, class Diffusion, class Extras> struct Rates {
         s.acc -= (m_b * F * (a.pressure_term + pressure_term_b + Pi_ab)) * r_ab;  // eq. 3.28
         if constexpr (Extras::enabled) {
             if (extras.laminar.nu > 0.0f) s.acc += extras.laminar.acceleration(m_b, F, r2, inv_rho_sum, inv_r2_eta2, v_ab);
+            if (extras.sps.stress_over_rho2) s.acc += extras.sps.acceleration(a.index, b, m_b, F, r_ab);
             if (extras.xsph.epsilon > 0.0f) s.xsph += extras.xsph.term(m_b, kernel.W(r2), inv_rho_sum, v_b - a.v);
         }
     }

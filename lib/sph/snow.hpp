@@ -19,6 +19,7 @@
 #include "sph/kernel.hpp"
 #include "sph/params.hpp"
 #include "sph/rates.hpp"
+#include "sph/tensor.hpp"
 
 namespace partikel::sph {
 
@@ -26,14 +27,6 @@ namespace partikel::sph {
 // density rho0 with W_poly6 of support h (kg). For dx >= h only the particle itself counts:
 // rho0 / W_poly6(0), the "heavy" particles of Sandvik's (2021) pool.
 float muller_lattice_mass(float rho0, float dx_m, float h_m);
-
-// A symmetric tensor's six components (Pa for a stress), as the field "stress" stores them and
-// frames carry them: the Voigt order xx, yy, zz, yz, xz, xy of formats/SPEC.md §1, which names
-// the components by position (sph/io/frame_io.cpp checks the two agree at compile time).
-// Build one with designated initializers, never by position.
-struct SymTensor {
-    float xx, yy, zz, yz, xz, xy;
-};
 
 PK_DEVICE_INLINE float trace_third(const SymTensor& t) { return (t.xx + t.yy + t.zz) * (1.0f / 3.0f); }
 

@@ -51,14 +51,15 @@ std::uint32_t neighbor_list_capacity(const SphParams& p) {
 }
 
 // The fields the scheme uses: the state, its rates and records, and the start of the step
-// (midpoint, symplectic) or the previous step (Verlet).
+// (midpoint, symplectic) or the previous step (Verlet), and the SPS stress (laminar+SPS).
 // Snow models: the leapfrog's half-step velocity, and the stress tensor's fields.
 std::uint64_t present_fields(const SphParams& p) {
     if (is_snow_model(p))
         return kStateFields | kRateFields | kRecordFields | field_bit(field::velocity_half) |
                (has_stress_tensor(p) ? kStressFields : 0u);
     return kStateFields | kRateFields | kRecordFields |
-           (p.integrator == Integrator::verlet ? kPreviousStepFields : kStepStartFields);
+           (p.integrator == Integrator::verlet ? kPreviousStepFields : kStepStartFields) |
+           (p.viscosity == Viscosity::laminar_sps ? field_bit(field::sps_stress) : 0u);
 }
 
 // Whether frames hold field f: the scheme's written fields, the stress tensor on request.
@@ -110,7 +111,8 @@ SolverState::SolverState(const Backend& backend_, const SphParams& params_, std:
     // a few percent of a large rank's particles), and all of them for small ranks (256k rows),
     // whose thin slabs may send most of their particles.
     const std::uint64_t migrating = fields.fields_with(kFieldGather);
-    const std::uint64_t halo = kRecordFields | (fields.fields_with(kFieldScratch) & kStressFields);
+    const std::uint64_t halo =
+        kRecordFields | (fields.fields_with(kFieldScratch) & (kStressFields | field_bit(field::sps_stress)));
     const std::size_t rows = std::max(capacity_ / 4, std::min<std::size_t>(capacity_, std::size_t{1} << 18));
     const std::size_t buffer = std::max(fields.packed_bytes(migrating, rows), fields.packed_bytes(halo, rows));
     ranks.exchange = std::make_unique<dist::ParticleExchange>(ranks.communicator, backend_, capacity_, buffer);

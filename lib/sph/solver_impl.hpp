@@ -5,6 +5,7 @@
 // cell-ordered fields; symbols follow Werner (2015), chapter 3.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -25,6 +26,7 @@
 #include "sph/neighbor_pass.hpp"
 #include "sph/rates.hpp"
 #include "sph/snow.hpp"
+#include "sph/sps.hpp"
 #include "sph/solver_state.hpp"
 
 namespace partikel::sph {
@@ -158,11 +160,16 @@ inline frnn::PeriodicWrap periodic_wrap(const SphParams& p) {
 
 // Displacement over [t0, t1] and velocity at t1 of moving boundary particles.
 inline BoundaryStage boundary_stage(const SphParams& p, double t0, double t1) {
-    const double omega = 2.0 * std::numbers::pi / p.boundary_motion.period_s;
+    const BoundaryMotion& m = p.boundary_motion;
+    const double omega = 2.0 * std::numbers::pi / m.period_s;
     const double ds = std::sin(omega * t1) - std::sin(omega * t0);
     const double vc = omega * std::cos(omega * t1);
-    const Vec3f A = p.boundary_motion.amplitude_m;
-    return {{float(A.x * ds), float(A.y * ds), float(A.z * ds)}, {float(A.x * vc), float(A.y * vc), float(A.z * vc)}};
+    const double T = m.duration_s;
+    const double travel = std::min(t1, T) - std::min(t0, T);  // of the steady part
+    const double moving = t1 < T ? 1.0 : 0.0;
+    const Vec3f A = m.amplitude_m, V = m.velocity_m_s;
+    return {{float(A.x * ds + V.x * travel), float(A.y * ds + V.y * travel), float(A.z * ds + V.z * travel)},
+            {float(A.x * vc + V.x * moving), float(A.y * vc + V.y * moving), float(A.z * vc + V.z * moving)}};
 }
 
 inline BoundaryVolumes boundary_volumes(const SolverState& s, double t) {
@@ -314,10 +321,27 @@ template <class Exec> void shepard(const Exec& exec, SolverState& s) {
     s.records_current = false;
 }
 
+// Laminar+SPS: every particle's SPS stress from the current velocities, before the rates pass
+// that reads it for its neighbours too (the ghosts' copies refreshed from their owners).
+template <class Exec> void sps_stress(const Exec& exec, SolverState& s) {
+    const SphParams& p = s.params;
+    {
+        auto scope = s.profile.phase("sps");
+        neighbor_pass(exec, s,
+                      SpsStressPass{s.f<Vec4f>(field::record_position_mass), s.f<Vec4f>(field::record_velocity_density),
+                                    s.f<SymTensor>(field::sps_stress), SmoothingKernel(p.kernel, p.h_m),
+                                    SpsClosure::make(p.sps_smagorinsky, p.sps_blin, p.dx_m)},
+                      "sph.sps");
+    }
+    refresh_ghosts(exec, s, field_bit(field::sps_stress));
+}
+
 template <class Exec> void rates(const Exec& exec, SolverState& s, double t) {
     pack_neighbor_records(exec, s);
-    auto scope = s.profile.phase("rates");
     const SphParams& p = s.params;
+    const bool sps = p.viscosity == Viscosity::laminar_sps;
+    if (sps) sps_stress(exec, s);
+    auto scope = s.profile.phase("rates");
     const bool fourtakas = p.diffusion == DensityDiffusion::fourtakas;
     auto launch = [&](auto kernel, auto diffusion, auto extras) {
         const Rates<decltype(kernel), decltype(diffusion), decltype(extras)> r{
@@ -341,8 +365,11 @@ template <class Exec> void rates(const Exec& exec, SolverState& s, double t) {
         neighbor_pass(exec, s, r, "sph.rates");
     };
     auto with_extras = [&](auto kernel, auto diffusion) {
-        if (p.laminar_nu > 0.0f || p.xsph_epsilon > 0.0f)
-            launch(kernel, diffusion, ViscousExtras{{p.laminar_nu}, {p.xsph_epsilon}});
+        if (p.viscosity != Viscosity::artificial || p.xsph_epsilon > 0.0f)
+            launch(kernel, diffusion,
+                   ViscousExtras{{p.viscosity != Viscosity::artificial ? p.laminar_nu : 0.0f},
+                                 {p.xsph_epsilon},
+                                 {sps ? s.f<SymTensor>(field::sps_stress) : nullptr}});
         else
             launch(kernel, diffusion, NoViscousExtras{});
     };
@@ -386,7 +413,7 @@ template <class Exec> double reduce_dt(const Exec& exec, SolverState& s) {
                           std::numeric_limits<float>::infinity(), s.reduced_dt.data());
     double limit = exec.read_value(s.reduced_dt.data());
     if (s.distributed()) limit = s.ranks.communicator.allreduce(limit, dist::ReduceOp::min);
-    const double dt = std::min(double(s.params.cfl) * limit, double(s.params.dt_max_s));
+    const double dt = std::min({double(s.params.cfl) * limit, double(s.params.dt_max_s), viscous_dt_limit(s.params)});
     if (!(dt >= s.params.dt_min_s)) {
         const std::string what = "time step " + format_g(dt) + " s fell below its floor " +
                                  format_g(s.params.dt_min_s) + " s at step " + std::to_string(s.step) +

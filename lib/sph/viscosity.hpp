@@ -3,8 +3,12 @@
 // a distance or a reciprocal.
 #pragma once
 
+#include <cmath>
+#include <cstdint>
+
 #include "base/hd.hpp"
 #include "base/vec.hpp"
+#include "sph/tensor.hpp"
 
 namespace partikel::sph {
 
@@ -27,6 +31,46 @@ struct LaminarViscosity {
     PK_DEVICE_INLINE Vec3f acceleration(float m_b, float F, float r2, float inv_rho_sum, float inv_r2_eta2,
                                         Vec3f v_ab) const {
         return (4.0f * m_b * nu * F * r2 * inv_rho_sum * inv_r2_eta2) * v_ab;
+    }
+};
+
+// The sub-particle-scale (SPS) turbulence closure of Dalrymple & Rogers (2006, "Numerical
+// modeling of water waves with the SPH method", Coastal Engineering 53, 141-147), in the form
+// DualSPHysics calls laminar+SPS: from the strain rate S = (grad v + grad v^T)/2 of a particle,
+// |S| = sqrt(2 S:S), a Smagorinsky eddy viscosity nu_t = (Cs dx)^2 |S| and the isotropic part of
+// Yoshizawa's closure (Blin constant CI),
+//   tau/rho = 2 nu_t (S - tr(S)/3 I) - (2/3) CI dx^2 |S|^2 I,
+// stored divided by rho once more, tau/rho^2 (m^5/(kg s^2)), for the momentum term
+//   dv_a/dt += sum_b m_b (tau_a/rho_a^2 + tau_b/rho_b^2) grad_a W_ab.
+struct SpsClosure {
+    float smagorinsky_l2;  // (Cs dx)^2, m^2
+    float blin_l2;         // (2/3) CI dx^2, m^2
+    static SpsClosure make(float cs, float ci, float dx) { return {cs * cs * dx * dx, (2.0f / 3.0f) * ci * dx * dx}; }
+    // S: the strain-rate tensor (1/s); rho: the particle's density.
+    PK_DEVICE_INLINE SymTensor stress_over_rho2(const SymTensor& S, float rho) const {
+        const float S2 = 2.0f * (S.xx * S.xx + S.yy * S.yy + S.zz * S.zz) +
+                         4.0f * (S.xy * S.xy + S.xz * S.xz + S.yz * S.yz);  // |S|^2
+        const float nu_t = smagorinsky_l2 * sqrtf(S2);
+        const float iso = -(2.0f / 3.0f) * nu_t * (S.xx + S.yy + S.zz) - blin_l2 * S2;
+        // tau/rho^2 = (tau/rho)/rho
+        const float inv_rho = 1.0f / rho;
+        const float two_nu_t_rho = 2.0f * nu_t * inv_rho, iso_rho = iso * inv_rho;
+        return {.xx = two_nu_t_rho * S.xx + iso_rho,
+                .yy = two_nu_t_rho * S.yy + iso_rho,
+                .zz = two_nu_t_rho * S.zz + iso_rho,
+                .yz = two_nu_t_rho * S.yz,
+                .xz = two_nu_t_rho * S.xz,
+                .xy = two_nu_t_rho * S.xy};
+    }
+};
+
+// The SPS stress's momentum term for the pair (a, b), as an acceleration of a:
+// m_b (tau_a/rho_a^2 + tau_b/rho_b^2) grad W_ab, grad W_ab = F r_ab. Boundary particles carry
+// tau = 0 (as in DualSPHysics): their velocities enter the fluid's strain rate instead.
+struct SpsStressTerm {
+    const SymTensor* stress_over_rho2;  // per particle (own rows and ghosts); null: off
+    PK_DEVICE_INLINE Vec3f acceleration(std::uint32_t a, std::uint32_t b, float m_b, float F, Vec3f r_ab) const {
+        return (m_b * F) * ((stress_over_rho2[a] + stress_over_rho2[b]) * r_ab);
     }
 };
 

@@ -89,6 +89,7 @@ declare -A base=(
   [step-diag]="sph-step -i $in/db.pks --steps 4 --threads 1 --deterministic --diag OUT -o /dev/null"
   [step-null]="sph-step -i $in/db.pks --steps 4 --threads 1 --deterministic -o /dev/null"
   [step-power]="sph-step -i $in/db.pks --steps 4 --threads 1 --deterministic --model power-law -o OUT"
+  [step-sps]="sph-step -i $in/db.pks --steps 4 --threads 1 --deterministic --viscosity laminar-sps -o OUT"
   [step-snow]="sph-step -i $in/db.pks --steps 4 --threads 1 --deterministic --model bingham -o OUT"
   [step-wave]="sph-step -i $in/db.pks --steps 4 --threads 1 --deterministic --wave-face 1 --wave-amplitude 0.01 -o OUT"
   [step-verlet]="sph-step -i $in/db.pks --steps 4 --threads 1 --deterministic --integrator verlet -o OUT"
@@ -247,6 +248,7 @@ tested=""
 # sph-init
 changes init --dx 0.04
 changes init --width 0.1
+changes init --gate-speed 1.5
 changes init --hdx 1.3
 changes init --coefh 0.8
 changes init --c0 30
@@ -297,7 +299,11 @@ changes step --max-acceleration 1
 changes step-snow --stress-form sandvik
 changes step --alpha 0.5
 changes step --c0 30
-changes step --laminar-nu 0.01
+changes step --viscosity laminar
+changes step-sps --laminar-nu 0.01
+changes step-sps --sps-cs 1
+changes step-sps --sps-ci 0.1
+refuses step --laminar-nu 0.01
 changes step --gravity 0,-1,0
 changes step --kernel cubic
 changes step --density summation

@@ -34,6 +34,10 @@ int sph_init(std::span<const std::string> args) {
     app.add_option("--dx", o.dx_m, "Particle spacing [m] (0: scene default)")->check(finite_non_negative());
     app.add_option("--width", o.width_m, "dam-break: column width a [m]; still-tank: depth [m]")
         ->check(finite_non_negative());
+    app.add_option("--gate-speed", o.gate_speed_m_s,
+                   "dam-break: release the column by lifting a gate at this speed [m/s] (0: no gate, the column "
+                   "stands free at t = 0)")
+        ->check(finite_non_negative());
     app.add_option("--hdx", o.hdx, "Smoothing length h = hdx * dx (default: the scene's, 1.5)")
         ->check(finite_positive());
     app.add_option("--coefh", o.coefh, "Smoothing length h = coefh * sqrt(3) * dx instead (DualSPHysics)")

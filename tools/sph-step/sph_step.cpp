@@ -23,7 +23,17 @@ void add_override_flags(CLI::App& app, sph::SphParamOverrides& o) {
     // Each bound is the one sph::validate holds frames to, said here in the flag's name.
     app.add_option("--alpha", o.alpha, "Monaghan artificial viscosity alpha")->check(finite_non_negative())->group("Physics");
     app.add_option("--c0", o.c0, "Sound speed [m/s]")->check(finite_positive())->group("Physics");
-    app.add_option("--laminar-nu", o.laminar_nu, "Laminar kinematic viscosity [m^2/s] (0: off)")
+    app.add_option("--viscosity", o.viscosity,
+                   "Physical viscosity beside --alpha: artificial (none), laminar (Lo & Shao 2002) or laminar-sps "
+                   "(and the SPS turbulence stress, Dalrymple & Rogers 2006)")
+        ->group("Physics");
+    app.add_option("--laminar-nu", o.laminar_nu, "Kinematic viscosity of the laminar modes [m^2/s] (default 1e-6, water)")
+        ->check(finite_non_negative())
+        ->group("Physics");
+    app.add_option("--sps-cs", o.sps_cs, "Smagorinsky constant Cs of laminar-sps (default 0.12)")
+        ->check(finite_non_negative())
+        ->group("Physics");
+    app.add_option("--sps-ci", o.sps_ci, "Blin constant CI of laminar-sps (default 0.0066)")
         ->check(finite_non_negative())
         ->group("Physics");
     app.add_option("--gravity", o.gravity, "Gravity gx,gy,gz [m/s^2]")->delimiter(',')->expected(3)->group("Physics");

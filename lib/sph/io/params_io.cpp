@@ -42,6 +42,8 @@ const RealParam kReals[] = {
     {"sph.gamma", PK_FIELD(gamma)},
     {"sph.alpha", PK_FIELD(alpha)},
     {"sph.laminar_nu", PK_FIELD(laminar_nu)},
+    {"sph.sps_smagorinsky", PK_FIELD(sps_smagorinsky)},
+    {"sph.sps_blin", PK_FIELD(sps_blin)},
     {"sph.xsph_epsilon", PK_FIELD(xsph_epsilon)},
     {"sph.diffusion_delta", PK_FIELD(diffusion_delta)},
     {"sph.cfl", PK_FIELD(cfl)},
@@ -55,6 +57,7 @@ const RealParam kReals[] = {
     {"sph.wave_maker.amplitude", PK_FIELD(wave_maker.amplitude_m)},
     {"sph.wave_maker.period", PK_FIELD(wave_maker.period_s)},
     {"sph.boundary_motion.period", PK_FIELD(boundary_motion.period_s)},
+    {"sph.boundary_motion.duration", PK_FIELD(boundary_motion.duration_s)},
     {"sph.terrain.stiffness", PK_FIELD(terrain_contact.stiffness)},
     {"sph.terrain.damping", PK_FIELD(terrain_contact.damping)},
     {"sph.terrain.friction", PK_FIELD(terrain_contact.friction)},
@@ -81,6 +84,7 @@ const VectorParam kVectors[] = {
     {"domain.min", PK_FIELD(domain_min)},
     {"domain.max", PK_FIELD(domain_max)},
     {"sph.boundary_motion.amplitude", PK_FIELD(boundary_motion.amplitude_m)},
+    {"sph.boundary_motion.velocity", PK_FIELD(boundary_motion.velocity_m_s)},
 };
 #undef PK_FIELD
 const NamedParam kNamed[] = {
@@ -90,6 +94,8 @@ const NamedParam kNamed[] = {
      [](SphParams& p, const std::string& s) { p.density = parse_density_scheme(s); }},
     {"sph.diffusion", [](const SphParams& p) { return std::string(to_string(p.diffusion)); },
      [](SphParams& p, const std::string& s) { p.diffusion = parse_diffusion(s); }},
+    {"sph.viscosity", [](const SphParams& p) { return std::string(to_string(p.viscosity)); },
+     [](SphParams& p, const std::string& s) { p.viscosity = parse_viscosity(s); }},
     {"sph.integrator", [](const SphParams& p) { return std::string(to_string(p.integrator)); },
      [](SphParams& p, const std::string& s) { p.integrator = parse_integrator(s); }},
     {"sph.faces", [](const SphParams& p) { return faces_to_string(p.faces); },
@@ -150,6 +156,11 @@ SphParams read_attributes(const fmt::Frame& frame, SphParams p) {
                 throw FormatError(std::string("attribute ") + r.key + ": " + e.what());
             }
         }
+    // Frames before sph.viscosity switched the laminar term on with sph.laminar_nu > 0.
+    if (!find(frame, "sph.viscosity")) {
+        const auto nu = fmt::real_attribute(frame, "sph.laminar_nu");
+        p.viscosity = nu && *nu > 0.0 ? Viscosity::laminar : Viscosity::artificial;
+    }
     const fmt::Group* group = frame.find_group(kTerrainGroup);
     const auto* legacy = find(frame, "sph.terrain.height");  // frames before held groups
     if (group || legacy || find(frame, "sph.terrain.nx")) {
@@ -187,7 +198,15 @@ SphParams read_attributes(const fmt::Frame& frame, SphParams p) {
 void SphParamOverrides::apply(SphParams& p) const {
     if (alpha) p.alpha = *alpha;
     if (c0) p.c0 = *c0;
-    if (laminar_nu) p.laminar_nu = *laminar_nu;
+    if (viscosity) p.viscosity = parse_viscosity(*viscosity, "--viscosity");
+    if (laminar_nu) {
+        // One switch for the laminar term (--viscosity); its viscosity alone would do nothing.
+        if (p.viscosity == Viscosity::artificial)
+            throw UsageError("--laminar-nu needs --viscosity laminar or laminar-sps (the frame's viscosity is artificial)");
+        p.laminar_nu = *laminar_nu;
+    }
+    if (sps_cs) p.sps_smagorinsky = *sps_cs;
+    if (sps_ci) p.sps_blin = *sps_ci;
     if (gravity.size() == 3) p.gravity = {gravity[0], gravity[1], gravity[2]};
     if (kernel) p.kernel = parse_kernel(*kernel, "--kernel");
     if (density) p.density = parse_density_scheme(*density, "--density");

@@ -29,7 +29,8 @@ struct SphParamOverrides {
     std::optional<std::string> terrain_law;
     std::optional<float> terrain_stiffness, terrain_damping, terrain_friction, terrain_friction_height, terrain_tile;
     std::optional<int> shepard_every, verlet_euler_every, wave_face;
-    std::optional<std::string> kernel, density, diffusion, integrator, faces;
+    std::optional<std::string> kernel, density, diffusion, integrator, faces, viscosity;
+    std::optional<float> sps_cs, sps_ci;
     std::vector<float> gravity, density_limits;  // 3 and 2 values when given
     // The snow models (SphParams::model, Rheology) and a fixed time step.
     std::optional<std::string> model, stress_form;

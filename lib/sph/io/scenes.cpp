@@ -103,6 +103,19 @@ Scene dam_break(const SceneOptions& o) {
     fill(s.particles, {0.0f, 0.0f, 0.0f}, {a, 2.0f * a, p.domain_max.z}, p.dx_m, ParticleKind::fluid, p.rho0,
          p.lattice_mass_kg());
     tank_walls(s.particles, {length, 3.0f * a, p.domain_max.z}, p.dx_m, p.rho0, true, false, layers);
+    if (o.gate_speed_m_s > 0.0f) {
+        // The experiments' release: a gate of one layer (a thin plate: three layers would make the
+        // front pass under a gate 3 dx thick, a delay that depends on the resolution) against the
+        // column's front face, 2a + 2 layers high, lifted straight up at the given speed until it
+        // has cleared the column by a layer (it then rests above y = 2a + 3 dx, the domain raised
+        // to hold it).
+        const float gate_height = 2.0f * a + 2.0f * p.dx_m;
+        fill(s.particles, {a, 0.0f, 0.0f}, {a + p.dx_m, gate_height, p.domain_max.z}, p.dx_m,
+             ParticleKind::moving_boundary, p.rho0, p.lattice_mass_kg());
+        p.boundary_motion.velocity_m_s = {0.0f, o.gate_speed_m_s, 0.0f};
+        p.boundary_motion.duration_s = (gate_height + p.dx_m) / o.gate_speed_m_s;
+        p.domain_max.y = std::max(p.domain_max.y, 2.0f * gate_height + 2.0f * p.dx_m);
+    }
     if (o.hydrostatic) set_hydrostatic_density(s.particles, p, 2.0f * a);
     return s;
 }
@@ -389,7 +402,7 @@ Scene river(const SceneOptions& o) {
     SphParams& p = s.params;
     p.dx_m = o.dx_m > 0.0f ? o.dx_m : 0.2f;
     set_smoothing(p, o);
-    p.laminar_nu = 1e-6f;  // water
+    p.viscosity = Viscosity::laminar;  // water's, SphParams::laminar_nu
     domain_over_terrain(p, o.terrain, 5.0f);
     p.faces = {Face::wall, Face::open, Face::wall, Face::open, Face::wall, Face::wall};
     p.terrain_contact.tile_m = o.terrain_tile_m;

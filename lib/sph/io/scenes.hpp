@@ -18,6 +18,7 @@ namespace partikel::sph {
 struct SceneOptions {
     float dx_m = 0.0f;         // particle spacing; 0: the scene's default
     float width_m = 0.0f;      // dam-break: column width a; still-tank: water depth; 0: default
+    float gate_speed_m_s = 0.0f;  // dam-break: a gate of boundary particles lifted at this speed; 0: none
     float hdx = 0.0f;          // > 0: h = hdx * dx; 0: the scene's default (1.5; dam-break-obstacle: coefh 1)
     float coefh = 0.0f;        // > 0: h = coefh * sqrt(3) * dx instead (DualSPHysics)
     float c0 = 0.0f;           // sound speed; 0: 10 x the scene's largest expected speed

@@ -2,7 +2,7 @@
 # sph-step on several CPU ranks (mpirun --oversubscribe, one OpenMP thread per rank): after a
 # short run the frames of 2 and 4 ranks equal one rank's up to reordered sums (compare-results,
 # tolerances below), with exactly the same particles, ids, kinds and masses; diagnostics gain an
-# imbalance column; a restart on a different rank count (2 -> 3, and 4 ranks' frame on 1) goes
+# imbalance column; laminar+SPS viscosity on 3 ranks; a restart on a different rank count (2 -> 3, and 4 ranks' frame on 1) goes
 # on like the straight run; the snow model (Bingham, kept neighbour lists) across 3 ranks; an
 # interrupt stops every rank after the same step, the output kept; and
 # failures end every rank with one line, frames kept, never a hang (each mpirun under a timeout):
@@ -47,6 +47,13 @@ done
 # Fixed borders (no balancing) give the same frames too.
 check "fixed borders" 0 mpi -np 2 sph-step -i db.pks -o fixed.pks --steps 20 --every-steps 10 --balance-every 0 --device cpu
 check "fixed borders equal one rank" 0 compare-results $close fixed.pks one.pks
+
+# Laminar+SPS: the SPS stress of neighbours on other ranks travels with the halo (a viscosity
+# and Smagorinsky constant large enough that both terms shape the flow).
+sps="--viscosity laminar-sps --laminar-nu 1e-4 --sps-cs 2 --steps 20 --every-steps 20 --device cpu"
+check "laminar+sps on one rank" 0 sph-step -i db.pks -o sps1.pks $sps
+check "laminar+sps on 3 ranks" 0 mpi -np 3 sph-step -i db.pks -o sps3.pks $sps
+check "laminar+sps: 3 ranks equal one rank" 0 compare-results $close sps3.pks sps1.pks
 
 # Restart on another rank count: 2 ranks to step 10, then 3 ranks to step 20; 4 ranks' last
 # frame goes on on one rank.

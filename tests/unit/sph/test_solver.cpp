@@ -4,6 +4,7 @@
 // capture while the solver steps on, every scheme option runs, and CPU and CUDA agree.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <initializer_list>
@@ -103,7 +104,9 @@ TEST_CASE("pair forces conserve momentum in a free, disordered block") {
     p.h_m = 0.015f;
     p.c0 = 10.0f;
     p.alpha = 0.1f;
+    p.viscosity = Viscosity::laminar_sps;  // tau_a + tau_b: symmetric, so momentum is conserved too
     p.laminar_nu = 1e-3f;
+    p.sps_smagorinsky = 2.0f;
     p.gravity = {0.0f, 0.0f, 0.0f};
     p.domain_min = {-1.0f, -1.0f, -1.0f};
     p.domain_max = {1.0f, 1.0f, 1.0f};
@@ -276,7 +279,8 @@ void every_scheme_keeps_a_still_tank_still(const Backend& backend) {
          }},
         {"molteni", [](SphParams& p) { p.diffusion = DensityDiffusion::molteni; }},
         {"fourtakas", [](SphParams& p) { p.diffusion = DensityDiffusion::fourtakas; }},
-        {"laminar", [](SphParams& p) { p.laminar_nu = 1e-6f; }},
+        {"laminar", [](SphParams& p) { p.viscosity = Viscosity::laminar; }},
+        {"laminar-sps", [](SphParams& p) { p.viscosity = Viscosity::laminar_sps; }},
         {"cubic", [](SphParams& p) { p.kernel = KernelKind::cubic_spline; }},
         {"symplectic", [](SphParams& p) { p.integrator = Integrator::symplectic; }},
         {"verlet",
@@ -365,6 +369,15 @@ TEST_CASE("fluid outside the density limits is removed and counted; without limi
 
 TEST_CASE("CPU and CUDA agree after 100 steps of a dam break" * doctest::test_suite("gpu")) {
     Scene s = small_dam_break();
+    // The default scheme, and laminar+SPS with a viscosity and Smagorinsky constant large enough
+    // that both terms shape the flow (the SPS stress pass and its use in the rates).
+    SUBCASE("artificial viscosity") {}
+    SUBCASE("laminar+SPS") {
+        s.params.viscosity = Viscosity::laminar_sps;
+        s.params.laminar_nu = 1e-4f;
+        s.params.sps_smagorinsky = 2.0f;
+    }
+    CAPTURE(to_string(s.params.viscosity));
     Solver cpu(Backend::cpu(0), s.params, s.particles);
     Solver gpu(test::cuda_backend(), s.params, s.particles, 0, 0.0, {.deterministic = true});
     for (int i = 0; i < 100; ++i) {
@@ -406,15 +419,25 @@ TEST_CASE("two deterministic CUDA runs of a dam break are bit-identical" * docte
     CHECK(bit_identical(first.download(), second.download()));
 }
 
-TEST_CASE("moving boundary particles follow their prescribed motion; fixed ones stay") {
+namespace {
+
+// Open space without gravity, 2 m wide, dx = 1 cm, time steps of at most 1 ms.
+SphParams empty_space() {
     SphParams p;
     p.dx_m = 0.01f;
     p.h_m = 0.015f;
     p.gravity = {0.0f, 0.0f, 0.0f};
     p.domain_min = {-1.0f, -1.0f, -1.0f};
     p.domain_max = {1.0f, 1.0f, 1.0f};
-    p.boundary_motion = {{0.05f, 0.0f, 0.0f}, 0.5f};
     p.dt_max_s = 1e-3f;
+    return p;
+}
+
+}  // namespace
+
+TEST_CASE("moving boundary particles follow their prescribed motion; fixed ones stay") {
+    SphParams p = empty_space();
+    p.boundary_motion = {{0.05f, 0.0f, 0.0f}, 0.5f};
     for (auto integrator : {Integrator::midpoint, Integrator::symplectic, Integrator::verlet}) {
         CAPTURE(to_string(integrator));
         p.integrator = integrator;
@@ -431,4 +454,54 @@ TEST_CASE("moving boundary particles follow their prescribed motion; fixed ones 
         CHECK(out.position[idx[0]].x == doctest::Approx(expected).epsilon(1e-4));
         CHECK(out.position[idx[1]].x == 0.5f);
     }
+}
+
+TEST_CASE("a steady boundary motion travels at its velocity for its duration, then rests") {
+    SphParams p = empty_space();
+    p.boundary_motion.velocity_m_s = {0.0f, 1.5f, 0.0f};
+    p.boundary_motion.duration_s = 0.05f;
+    p.c0 = 1.0f;  // dt = dt_max
+    for (auto integrator : {Integrator::midpoint, Integrator::symplectic, Integrator::verlet}) {
+        CAPTURE(to_string(integrator));
+        p.integrator = integrator;
+        ParticleSet set;
+        set.add({0.0f, 0.0f, 0.0f}, {0, 0, 0}, 1000.0f, p.rho0 * 1e-6f, ParticleKind::moving_boundary);
+        Solver solver(Backend::cpu(1), p, set);
+        for (int i = 0; i < 30; ++i) solver.step();  // 30 ms: moving
+        CHECK(solver.download().position[0].y == doctest::Approx(1.5 * solver.time()).epsilon(1e-4));
+        CHECK(solver.download().velocity[0].y == doctest::Approx(1.5));
+        for (int i = 0; i < 40; ++i) solver.step();  // past 50 ms: at rest, 7.5 cm up
+        CHECK(solver.download().position[0].y == doctest::Approx(0.075).epsilon(1e-4));
+        CHECK(solver.download().velocity[0].y == 0.0f);
+    }
+}
+
+TEST_CASE("dam-break --gate-speed: a gate against the column lifts away until it clears it") {
+    SceneOptions o;
+    o.dx_m = kMartinMoyceWidth_m / 8.0f;
+    o.gate_speed_m_s = 1.5f;
+    const Scene s = make_scene("dam-break", o);
+    const float a = kMartinMoyceWidth_m, dx = s.params.dx_m;
+    float gate_lo = 1e9f, gate_hi = -1e9f, fluid_front = -1e9f, gate_top = -1e9f;
+    for (std::size_t i = 0; i < s.particles.size(); ++i) {
+        const Vec3f r = s.particles.position[i];
+        if (s.particles.kind[i] == ParticleKind::moving_boundary) {
+            gate_lo = std::min(gate_lo, r.x);
+            gate_hi = std::max(gate_hi, r.x);
+            gate_top = std::max(gate_top, r.y);
+        } else if (s.particles.kind[i] == ParticleKind::fluid) {
+            fluid_front = std::max(fluid_front, r.x);
+        }
+    }
+    CHECK(gate_lo == doctest::Approx(fluid_front + dx));      // the next lattice column
+    CHECK(gate_hi == doctest::Approx(a + 0.5f * dx));          // one layer
+    CHECK(gate_top == doctest::Approx(2.0f * a + 1.5f * dx));  // above the column
+    CHECK(s.params.boundary_motion.velocity_m_s.y == 1.5f);
+    // It stops a layer above the column's top, inside the domain.
+    const float lifted = s.params.boundary_motion.velocity_m_s.y * s.params.boundary_motion.duration_s;
+    CHECK(lifted == doctest::Approx(2.0f * a + 3.0f * dx));
+    CHECK(gate_top + lifted < s.params.domain_max.y);
+    SceneOptions none = o;
+    none.gate_speed_m_s = 0.0f;
+    CHECK(make_scene("dam-break", none).particles.count(ParticleKind::moving_boundary) == 0);
 }
