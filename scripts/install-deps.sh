@@ -9,7 +9,7 @@ packages=(
   libhdf5-dev hdf5-tools
   libzstd-dev zstd
   libopenexr-dev libimath-dev
-  openimageio-tools
+  openimageio-tools python3-openimageio
   libfftw3-dev
   libpng-dev
   libopenmpi-dev openmpi-bin

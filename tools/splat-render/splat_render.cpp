@@ -217,6 +217,7 @@ int splat_render(std::span<const std::string> args) {
             throw UsageError("--colour and --radius-column apply to --style points and spheres");
 
         o.split = render::io::parse_rank_split(rank_split);
+        o.command_line = t.command_line();
         // One rank, or every rank mpirun started (a GPU each, or a share of the cores).
         o.ranks = t.join_ranks();
         Backend backend = t.open_backend();
