@@ -13,7 +13,7 @@ packages=(
   libfftw3-dev
   libpng-dev
   libopenmpi-dev openmpi-bin
-  python3 python3-numpy python3-h5py
+  python3 python3-numpy python3-h5py python3-xxhash
   gnuplot-nox
 )
 
