@@ -7,7 +7,7 @@ packages=(
   build-essential cmake ninja-build pkg-config git
   libcli11-dev doctest-dev
   libhdf5-dev hdf5-tools
-  libzstd-dev zstd
+  libzstd-dev zstd libxxhash-dev
   libopenexr-dev libimath-dev
   openimageio-tools python3-openimageio
   libfftw3-dev
