@@ -15,6 +15,7 @@ packages=(
   libopenmpi-dev openmpi-bin
   python3 python3-numpy python3-h5py python3-xxhash
   gnuplot-nox
+  man-db
 )
 
 missing=()

@@ -224,11 +224,11 @@ int splat_render(std::span<const std::string> args) {
         std::optional<Progress> progress;  // made at the first frame, when the total is known
         const render::io::SequenceReport report = render::io::render_stream(
             backend, o, t.log(), [&](std::uint64_t done, std::optional<std::uint64_t> total) {
-                if (!progress) progress.emplace(t.progress("splat-render", total ? double(*total) : 0.0, "frames"));
+                if (!progress) progress.emplace(t.progress("splat-render", total ? double(*total) : 0.0, "frames/s"));
                 progress->update(double(done));
             });
         if (progress) progress->finish();
-        t.log().info("wrote " + std::to_string(report.frames) + " frames in " + std::to_string(report.seconds) + " s");
+        t.summary("wrote " + counted(report.frames, "frame"));
         if (!report.profile.empty()) std::fputs(report.profile.c_str(), stderr);
         return 0;
     });
