@@ -5,7 +5,7 @@ verifying checksums, limits, filters, the index and the end record, without shar
 the C++ library. Needs numpy and libzstd (through ctypes); uses the xxhash module
 (python3-xxhash) for the checksums when it is there, plain Python otherwise (20 times slower).
 
-    python3 -m partikel FILE              # print a summary of every frame
+    python3 -m partikel FILE              # print a summary of every frame ('-': stdin)
     python3 -m partikel FILE --frame K    # only frame K (negative: from the end)
     python3 -m partikel FILE --dump       # also print every column's values
 
@@ -19,6 +19,7 @@ A frame is a dict with step, time, dt, time_unit_si, attributes and groups:
 {name: {column: Column}}.
 """
 import collections
+import contextlib
 import ctypes
 import ctypes.util
 import struct
@@ -316,7 +317,8 @@ def read_frame(source, k):
             return read_frame(f, k)
     entries = stream_index(source)
     if entries is None:
-        source.seek(0)
+        if source.seekable():
+            source.seek(0)
         last = collections.deque(maxlen=max(-k, 1))  # frame k, or the last -k frames
         count = 0
         for count, frame in enumerate(read_stream(source), 1):
@@ -409,7 +411,7 @@ def main(argv):
         print("usage: python3 -m partikel FILE [--frame K] [--dump]", file=sys.stderr)
         return 2
     try:
-        with open(args[0], "rb") as f:
+        with (contextlib.nullcontext(sys.stdin.buffer) if args[0] == "-" else open(args[0], "rb")) as f:
             if k is None:
                 frames = enumerate(read_stream(f))
             else:

@@ -20,6 +20,8 @@ expect_text "no such frame" err "frame 1 of a stream of 1 frames"
 sph-init dam-break --dx 0.05 -q -o init.pks && sph-step -i init.pks --steps 3 --every-steps 1 -q -o four.pks ||
   { echo "FAIL making four frames"; fail=1; }
 check "misplaced index" 0 "$py" "$PARTIKEL_SOURCE_DIR/tests/cli/craft_stream.py" four.pks misplaced.pks --misplace-index
+check "reference reader CLI, last frame from a pipe" 0 sh -c "cat four.pks | '$py' '$PARTIKEL_SOURCE_DIR/formats/reference/read_stream.py' - --frame -1"
+expect_text "the last of four frames" out "frame -1 step 3 "
 cat init.pks four.pks > two_streams.pks
 check "seek, fallback XXH64" 0 "$py" "$PARTIKEL_SOURCE_DIR/tests/cli/particle-convert/check_seek.py" four.pks misplaced.pks two_streams.pks
 cat out
