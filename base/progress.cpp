@@ -10,8 +10,8 @@ namespace partikel {
 
 bool stderr_is_terminal() { return isatty(STDERR_FILENO) == 1; }
 
-Progress::Progress(Log& log, std::string label, double total, std::string unit, bool enabled, double log_interval_s)
-    : log_(log), label_(std::move(label)), total_(total), unit_(std::move(unit)), enabled_(enabled),
+Progress::Progress(Log& log, std::string label, double total, std::string rate_unit, bool enabled, double log_interval_s)
+    : log_(log), label_(std::move(label)), total_(total), rate_unit_(std::move(rate_unit)), enabled_(enabled),
       log_interval_s_(log_interval_s), start_(std::chrono::steady_clock::now()), last_draw_(start_), last_log_(start_) {}
 
 Progress::~Progress() {
@@ -28,7 +28,7 @@ static std::string clock_text(double seconds) {
 }
 
 std::string Progress::format_line(const std::string& label, double done, double total, double rate,
-                                  const std::string& unit, int width) {
+                                  const std::string& rate_unit, int width) {
     double fraction = total > 0 ? std::clamp(done / total, 0.0, 1.0) : 0.0;
     std::string bar;
     if (width > 0) {
@@ -38,8 +38,8 @@ std::string Progress::format_line(const std::string& label, double done, double 
     }
     double eta = rate > 0 ? (total - done) / rate : -1.0;
     char buf[256];
-    std::snprintf(buf, sizeof buf, "%s %s%5.1f%% %.3g %s/s ETA %s", label.c_str(), bar.c_str(), 100.0 * fraction, rate,
-                  unit.c_str(), clock_text(eta).c_str());
+    std::snprintf(buf, sizeof buf, "%s %s%5.1f%% %.3g %s ETA %s", label.c_str(), bar.c_str(), 100.0 * fraction, rate,
+                  rate_unit.c_str(), clock_text(eta).c_str());
     return buf;
 }
 
@@ -52,7 +52,7 @@ void Progress::update(double done) {
         last_log_ = now;
         const double elapsed = std::chrono::duration<double>(now - start_).count();
         const double rate = elapsed > 0 ? done_ / elapsed : 0.0;
-        std::string line = format_line(label_, done_, total_, rate, unit_, 0);
+        std::string line = format_line(label_, done_, total_, rate, rate_unit_, 0);
         if (!note_.empty()) line += " (" + note_ + ")";
         log_.info(line);
         return;
@@ -79,7 +79,7 @@ void Progress::draw(bool final_draw) {
                       json_quote(log_.program()).c_str(), json_quote(label_).c_str(), done_, total_, rate);
         std::fputs(buf, log_.sink());
     } else {
-        std::string line = format_line(label_, done_, total_, rate, unit_, 30);
+        std::string line = format_line(label_, done_, total_, rate, rate_unit_, 30);
         if (!note_.empty()) line += " (" + note_ + ")";
         std::fprintf(log_.sink(), "\r%s\033[K%s", line.c_str(), final_draw ? "\n" : "");
     }

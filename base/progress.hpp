@@ -14,7 +14,8 @@ namespace partikel {
 
 class Progress {
 public:
-    Progress(Log& log, std::string label, double total, std::string unit, bool enabled, double log_interval_s = 0.0);
+    // `rate_unit` names the rate of `done` per wall-clock second: "frames/s", "steps/s".
+    Progress(Log& log, std::string label, double total, std::string rate_unit, bool enabled, double log_interval_s = 0.0);
     ~Progress();
     void update(double done);
     void finish();                     // final line, then stop drawing
@@ -23,7 +24,7 @@ public:
 
     // The text of one redraw (width 0: no bar); public for tests.
     static std::string format_line(const std::string& label, double done, double total, double rate,
-                                   const std::string& unit, int width);
+                                   const std::string& rate_unit, int width);
 
 private:
     void draw(bool final_draw);
@@ -31,7 +32,7 @@ private:
     Log& log_;
     std::string label_;
     double total_;
-    std::string unit_;
+    std::string rate_unit_;
     bool enabled_;
     double log_interval_s_;
     std::string note_;

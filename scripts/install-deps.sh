@@ -7,17 +7,18 @@ packages=(
   build-essential cmake ninja-build pkg-config git
   libcli11-dev doctest-dev
   libhdf5-dev hdf5-tools
-  libzstd-dev zstd
+  libzstd-dev zstd libxxhash-dev
   libopenexr-dev libimath-dev
-  openimageio-tools
+  openimageio-tools python3-openimageio
   libfftw3-dev
   libpng-dev
   libopenmpi-dev openmpi-bin
-  python3 python3-numpy python3-h5py
+  python3 python3-numpy python3-h5py python3-xxhash
   # ParaView's pvpython for the tests that open our files in ParaView's own readers
   # (cli.particle-convert.paraview); about 1 min to install, 85 packages.
   python3-paraview
   gnuplot-nox
+  man-db
 )
 
 missing=()

@@ -1,7 +1,13 @@
-// XXH64 after Yann Collet's reference description (xxhash.h, "XXH64 algorithm").
+// XXH64: the xxHash library's where the build found its header (PARTIKEL_HAVE_XXHASH), and
+// ours after Yann Collet's reference description (xxhash.h, "XXH64 algorithm").
 #include "formats/stream/xxhash64.hpp"
 
 #include <cstring>
+
+#if PARTIKEL_HAVE_XXHASH
+#define XXH_INLINE_ALL  // the header alone: nothing to link, nothing to install
+#include <xxhash.h>
+#endif
 
 namespace partikel::fmt {
 namespace {
@@ -32,6 +38,16 @@ inline std::uint64_t merge_round(std::uint64_t acc, std::uint64_t val) {
 }  // namespace
 
 std::uint64_t xxh64(const void* data, std::size_t bytes, std::uint64_t seed) {
+#if PARTIKEL_HAVE_XXHASH
+    return XXH64(data, bytes, seed);
+#else
+    return xxh64_portable(data, bytes, seed);
+#endif
+}
+
+bool xxh64_from_library() { return PARTIKEL_HAVE_XXHASH; }
+
+std::uint64_t xxh64_portable(const void* data, std::size_t bytes, std::uint64_t seed) {
     const auto* p = static_cast<const unsigned char*>(data);
     const unsigned char* const end = p + bytes;
     std::uint64_t h;

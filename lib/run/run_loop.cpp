@@ -105,7 +105,10 @@ RunReport run_simulation(Simulation& sim, fmt::FrameWriter& writer, const RunOpt
     const bool diagnostics_wanted = !options.diag_path.empty();
     DiagnosticsTable diag(root ? options.diag_path : std::string(), options.diag_format, sim.diagnostics_columns());
     FrameOutput output(sim, writer, run_provenance);
-    Progress progress(log, options.progress_label, cadence.total(), cadence.counts_steps() ? "steps" : "time",
+    // The rate: steps, or simulated time per second of wall time.
+    const std::string rate_unit =
+        cadence.counts_steps() ? "steps/s" : "simulated " + sim.time_unit_name() + " per wall s";
+    Progress progress(log, options.progress_label, cadence.total(), rate_unit,
                       options.show_progress && root, root ? options.progress_interval_s : 0.0);
     GracefulInterrupts graceful;
     Stopwatch wall;

@@ -67,6 +67,8 @@ public:
     virtual const Backend& backend() const = 0;
     // Seconds per unit of time() (1 for SI models; the N-body unit of time otherwise).
     virtual double time_unit_si() const { return 1.0; }
+    // The unit of time() in words, for the progress rate ("simulated s per wall s").
+    virtual std::string time_unit_name() const { return "s"; }
 
     // The diagnostics table's columns, and their values for the current state (one pass over the
     // particles and one synchronisation; with several ranks, a collective call returning the

@@ -2,7 +2,7 @@
 """Writes hostile Partikel streams for the reader tests (tests/cli/abuse_readers.sh): files that
 are valid by every checksum and length of formats/SPEC.md §2 but carry what a reader must
 refuse or bound. It rewrites the frames of IN (read by the reference reader,
-formats/reference/read_stream.py) with the changes asked for, storing every block raw:
+formats/reference/partikel) with the changes asked for, storing every block raw:
 
     craft_stream.py IN OUT [--time X] [--dt X] [--time-unit-si X]
                            [--attribute KEY=JSON] ... [--remove-attribute KEY] ...
@@ -28,7 +28,7 @@ import struct
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "formats", "reference"))
-from read_stream import MAGIC, read_stream, xxh64  # noqa: E402
+from partikel.stream import MAGIC, read_stream, xxh64  # noqa: E402
 
 CODES = {"u8": 1, "i32": 2, "u32": 3, "i64": 4, "u64": 5, "f32": 6, "f64": 7}
 

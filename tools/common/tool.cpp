@@ -2,6 +2,7 @@
 
 #include <omp.h>
 
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -41,6 +42,74 @@ std::string one_line(std::string text) {
     for (char& c : text)
         if (c == '\n' || c == '\r' || c == '\0') c = ' ';
     return text;
+}
+
+// Words of `text` in lines of at most `width` characters (a longer word gets a line of its own).
+std::string wrap_words(const std::string& text, std::size_t width) {
+    std::string out, line;
+    std::istringstream words(text);
+    for (std::string word; words >> word;) {
+        if (!line.empty() && line.size() + 1 + word.size() > width) {
+            out += line + '\n';
+            line.clear();
+        }
+        line += (line.empty() ? "" : " ") + word;
+    }
+    return out + line;
+}
+
+// --help in lines of at most help_columns(): CLI11 2.1 pads the option names to a column but
+// does not wrap, so option descriptions are wrapped beside that column and the program's
+// description is reflowed (its indented lines, examples, kept as written).
+class HelpFormatter : public CLI::Formatter {
+public:
+    explicit HelpFormatter(std::size_t columns) : columns_(columns) { column_width(kNameColumn); }
+
+    std::string make_option_desc(const CLI::Option* option) const override {
+        std::string out;
+        std::istringstream lines(option->get_description());
+        for (std::string line; std::getline(lines, line);)
+            out += (out.empty() ? "" : "\n") + wrap_words(line, columns_ - kNameColumn);
+        return out;
+    }
+
+    std::string make_description(const CLI::App* app) const override {
+        std::string out, paragraph;
+        const auto flush = [&] {
+            if (!paragraph.empty()) out += wrap_words(paragraph, columns_) + '\n';
+            paragraph.clear();
+        };
+        std::istringstream lines(app->get_description());
+        for (std::string line; std::getline(lines, line);) {
+            if (line.empty() || line.front() == ' ') {
+                flush();
+                out += line + '\n';
+            } else {
+                paragraph += (paragraph.empty() ? "" : " ") + line;
+            }
+        }
+        flush();
+        return out;
+    }
+
+private:
+    static constexpr std::size_t kNameColumn = 30;
+    std::size_t columns_;
+};
+
+// The width --help fills: $COLUMNS where it is set (shells set it without exporting it, so a
+// terminal's width otherwise), else 80; at least 50, so that descriptions keep 20 columns.
+std::size_t help_columns() {
+    std::size_t columns = 80;
+    if (const char* text = std::getenv("COLUMNS")) {
+        std::size_t value = 0;
+        const auto [end, ec] = std::from_chars(text, text + std::strlen(text), value);
+        if (ec == std::errc{} && *end == '\0' && value > 0) columns = value;
+    } else if (::isatty(STDOUT_FILENO)) {
+        winsize size{};
+        if (::ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 0) columns = size.ws_col;
+    }
+    return std::max<std::size_t>(columns, 50);
 }
 
 // The option a CLI11 message is about: the longest option name (or positional) it contains.
@@ -245,7 +314,7 @@ std::string version_text(const std::string& program) {
 
 Tool::Tool(std::string name, std::string description)
     : name_(std::move(name)), app_(std::move(description), name_), log_(name_) {
-    app_.get_formatter()->column_width(30);
+    app_.formatter(std::make_shared<HelpFormatter>(help_columns()));
     app_.set_help_flag("-h,--help", "Print this help and exit");
     app_.add_flag_callback("--version", [this] {
         print_version();
@@ -349,10 +418,21 @@ Backend Tool::open_backend() {
     return backend;
 }
 
-Progress Tool::progress(std::string label, double total, std::string unit) {
+void Tool::summary(const std::string& what) {
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+    char text[32];
+    std::snprintf(text, sizeof text, "%.3g", seconds);
+    log_.info(what + " in " + text + " s");
+}
+
+std::string counted(std::uint64_t n, const std::string& noun) {
+    return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+}
+
+Progress Tool::progress(std::string label, double total, std::string rate_unit) {
     bool enabled = !options_.quiet && (options_.progress || stderr_is_terminal());
     // Without a bar, a line every 30 s (unless --quiet), so that piped runs are never silent.
-    return Progress(log_, std::move(label), total, std::move(unit), enabled, options_.quiet ? 0.0 : 30.0);
+    return Progress(log_, std::move(label), total, std::move(rate_unit), enabled, options_.quiet ? 0.0 : 30.0);
 }
 
 int Tool::run(int argc, char** argv, const std::function<int(Tool&)>& body) {

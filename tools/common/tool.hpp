@@ -13,6 +13,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include <chrono>
+
 #include <cstdint>
 #include <exception>
 #include <functional>
@@ -54,6 +56,9 @@ struct CommonOptions {
 };
 
 enum ExitCode : int { kExitOk = 0, kExitFailure = 1, kExitUsage = 2 };
+
+// "1 frame", "3 frames": a count and its noun, for messages.
+std::string counted(std::uint64_t n, const std::string& noun);
 
 class Tool {
 public:
@@ -97,7 +102,10 @@ public:
     // The backend from --device and --threads; "auto" without a GPU logs a one-line note.
     Backend open_backend();
     // A progress display honouring --progress/--quiet and whether stderr is a terminal.
-    Progress progress(std::string label, double total, std::string unit);
+    Progress progress(std::string label, double total, std::string rate_unit);
+    // The one line a successful run ends with on stderr (info: --quiet hides it), where the
+    // progress display leaves none: what it did, "in" the wall time since the start.
+    void summary(const std::string& what);
     // The command line as typed (for provenance attributes).
     const std::string& command_line() const { return command_line_; }
     // Write one frame to -o/--output (honouring --force): what an initial-condition program ends with.
@@ -119,6 +127,7 @@ private:
     CommonOptions options_;
     Log log_;
     std::string command_line_;
+    std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
     struct FileOption {
         std::string flag;
         const std::string* value;

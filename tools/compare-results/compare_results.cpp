@@ -87,7 +87,7 @@ int compare_results(std::span<const std::string> args) {
         options.frame_key = match == "time" ? compare::FrameKey::time : compare::FrameKey::step;
         std::optional<Progress> progress;   // made at the first frame, when the total is known
         const auto on_frame = [&](std::uint64_t done, std::optional<std::uint64_t> total) {
-            if (!progress) progress.emplace(t.progress("compare", total ? double(*total) : 0.0, "frames"));
+            if (!progress) progress.emplace(t.progress("compare", total ? double(*total) : 0.0, "frames/s"));
             progress->update(double(done));
         };
         const compare::Report report = compare::compare_inputs(

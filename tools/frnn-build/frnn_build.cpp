@@ -116,6 +116,7 @@ int frnn_build(std::span<const std::string> args) {
         }
         if (writer) writer->finish();
         if (stats_out) stats_out->commit();
+        t.summary((stats ? "searched " : "wrote the lists of ") + counted(index, "frame"));
         return 0;
     });
 }

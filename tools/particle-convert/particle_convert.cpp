@@ -98,7 +98,7 @@ int particle_convert(std::span<const std::string> args) {
         const auto end = frame_selection.end();
         double total = count ? static_cast<double>(*count) : 0.0;  // 0: unknown (a pipe)
         if (end && count) total = std::min(total, static_cast<double>(*end));
-        auto progress = t.progress("converting", total, "frames");
+        auto progress = t.progress("converting", total, "frames/s");
         std::uint64_t written = 0;
         try {
             for_each_selected(*reader, frame_selection, [&](std::uint64_t index, Frame& frame) {
@@ -116,7 +116,7 @@ int particle_convert(std::span<const std::string> args) {
         if (written == 0 && !frame_selection.all()) throw selects_none();
         writer->finish();
         progress.finish();
-        t.log().debug("wrote " + std::to_string(written) + " frames");
+        t.summary("wrote " + counted(written, "frame") + " to " + (output == "-" ? std::string("stdout") : output));
         return 0;
     });
 }

@@ -217,17 +217,18 @@ int splat_render(std::span<const std::string> args) {
             throw UsageError("--colour and --radius-column apply to --style points and spheres");
 
         o.split = render::io::parse_rank_split(rank_split);
+        o.command_line = t.command_line();
         // One rank, or every rank mpirun started (a GPU each, or a share of the cores).
         o.ranks = t.join_ranks();
         Backend backend = t.open_backend();
         std::optional<Progress> progress;  // made at the first frame, when the total is known
         const render::io::SequenceReport report = render::io::render_stream(
             backend, o, t.log(), [&](std::uint64_t done, std::optional<std::uint64_t> total) {
-                if (!progress) progress.emplace(t.progress("splat-render", total ? double(*total) : 0.0, "frames"));
+                if (!progress) progress.emplace(t.progress("splat-render", total ? double(*total) : 0.0, "frames/s"));
                 progress->update(double(done));
             });
         if (progress) progress->finish();
-        t.log().info("wrote " + std::to_string(report.frames) + " frames in " + std::to_string(report.seconds) + " s");
+        t.summary("wrote " + counted(report.frames, "frame"));
         if (!report.profile.empty()) std::fputs(report.profile.c_str(), stderr);
         return 0;
     });

@@ -44,6 +44,7 @@ public:
     std::size_t size() const override { return solver_.total_size(); }
     const Backend& backend() const override { return solver_.backend(); }
     double time_unit_si() const override;
+    std::string time_unit_name() const override { return "model time units"; }
 
     std::vector<run::DiagnosticsColumn> diagnostics_columns() const override;
     std::vector<double> diagnostics() override;

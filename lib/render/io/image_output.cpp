@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <utility>
 #include <vector>
 
@@ -97,10 +98,13 @@ void OutputPattern::check_writable() const {
 
 void write_exr_frame(const std::string& path, RenderedImage& image, image::Image& scratch, const CameraView& view,
                      const FrameMeta& meta, Style style, const ExrOptions& options) {
+    // OpenEXR's standard names for colour and depth; the other planes as layer.channel, the
+    // names Blender writes for its own passes (Normal.X, IndexOB.X), which Blender, Nuke and
+    // OpenImageIO all split into a layer and its channels (docs/RENDER.md, "Output").
     const std::pair<const char*, std::vector<float>*> planes[] = {
         {"R", &image.r},     {"G", &image.g},     {"B", &image.b},     {"A", &image.a},
-        {"Z", &image.z},     {"thickness", &image.thickness},          {"N.x", &image.nx},
-        {"N.y", &image.ny},  {"N.z", &image.nz},  {"count", &image.count}};
+        {"Z", &image.z},     {"thickness.X", &image.thickness},        {"N.X", &image.nx},
+        {"N.Y", &image.ny},  {"N.Z", &image.nz},  {"count.X", &image.count}};
     // The planes a style produced move into the scratch image and back after writing.
     std::array<std::vector<float>*, std::size(planes)> moved{};
     std::size_t used = 0;
@@ -128,12 +132,17 @@ void write_exr_frame(const std::string& path, RenderedImage& image, image::Image
     scratch.attributes.clear();
     scratch.attributes["worldToCamera"] = world_to_camera_matrix(view);
     scratch.attributes["worldToNDC"] = world_to_ndc_matrix(view);
-    scratch.attributes["partikel.frame"] = int(std::min<std::uint64_t>(meta.index, 0x7fffffff));
-    scratch.attributes["partikel.step"] = double(meta.step);
+    // OpenEXR's integer attribute has 32 bits: larger indices and steps saturate.
+    constexpr std::int64_t kIntMax = std::numeric_limits<int>::max(), kIntMin = std::numeric_limits<int>::min();
+    scratch.attributes["partikel.frame"] = int(std::min<std::uint64_t>(meta.index, kIntMax));
+    scratch.attributes["partikel.step"] = int(std::clamp<std::int64_t>(meta.step, kIntMin, kIntMax));
     scratch.attributes["partikel.time_s"] = meta.time_s;
     scratch.attributes["partikel.style"] = std::string(style_name(style));
     scratch.attributes["partikel.version"] = std::string(PARTIKEL_VERSION);
+    scratch.attributes["partikel.commit"] = std::string(PARTIKEL_GIT_COMMIT);
+    if (!meta.command_line.empty()) scratch.attributes["partikel.command_line"] = meta.command_line;
     if (!meta.source.empty()) scratch.attributes["partikel.source"] = meta.source;
+    for (const auto& [key, value] : meta.source_provenance) scratch.attributes["partikel.source." + key] = value;
     image::WriteOptions write;
     write.compression = options.compression;
     write.zip_level = options.zip_level;

@@ -1,10 +1,11 @@
-// Rendered frames to files: OpenEXR (half RGBA plus float Z, thickness, N.x, N.y, N.z and
-// count, with the camera and the source frame in the header) and 8-bit PNG previews, named by
+// Rendered frames to files: OpenEXR (half RGBA plus float Z, thickness.X, N.X, N.Y, N.Z and
+// count.X, with the camera and the source frame in the header) and 8-bit PNG previews, named by
 // a printf-style frame pattern, each written under a temporary name and renamed when complete.
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/io.hpp"
@@ -41,10 +42,13 @@ private:
 };
 
 struct FrameMeta {
-    std::uint64_t index = 0;  // in the input
-    std::int64_t step = 0;    // the simulation step the frame holds
-    double time_s = 0.0;      // its simulated time
-    std::string source;       // the input's name
+    std::uint64_t index = 0;   // in the input
+    std::int64_t step = 0;     // the simulation step the frame holds
+    double time_s = 0.0;       // its simulated time
+    std::string source;        // the input's name
+    std::string command_line;  // the renderer's, as typed
+    // The provenance the source frame carries (its "program", "commit", "command_line").
+    std::vector<std::pair<std::string, std::string>> source_provenance;
 };
 
 struct ExrOptions {
@@ -52,10 +56,11 @@ struct ExrOptions {
     int zip_level = 4;
 };
 
-// The channels `image` has (RenderedImage), named R, G, B, A (half), Z, thickness, N.x, N.y,
-// N.z, count (float), with attributes worldToCamera and worldToNDC (OpenEXR's m44f),
-// partikel.frame (int), partikel.step and partikel.time_s (double), partikel.style and
-// partikel.version (string). `scratch` lends its vectors: the image's planes are moved into it
+// The channels `image` has (RenderedImage), named R, G, B, A (half), Z, thickness.X, N.X, N.Y,
+// N.Z, count.X (float), with attributes worldToCamera and worldToNDC (OpenEXR's m44f),
+// partikel.frame and partikel.step (int), partikel.time_s (double), partikel.style,
+// partikel.version, partikel.commit, partikel.command_line, partikel.source and
+// partikel.source.<key> for each of meta.source_provenance (string). `scratch` lends its vectors: the image's planes are moved into it
 // and back, so nothing is copied or allocated.
 void write_exr_frame(const std::string& path, RenderedImage& image, image::Image& scratch, const CameraView& view,
                      const FrameMeta& meta, Style style, const ExrOptions& options);

@@ -479,6 +479,16 @@ SequenceReport render_stream(const Backend& backend, const SequenceOptions& opti
         log.info(std::string("rendering ") + style_name(settings.style) + " at " + std::to_string(settings.width) + "x" +
                  std::to_string(settings.height) + " on " + where);
     };
+    // What the image's header says of frame `index`: where it came from and who made it.
+    const auto meta_of = [&](std::uint64_t index, const fmt::Frame& frame) {
+        FrameMeta meta{index, frame.step, frame.time * frame.time_unit_si, source_name, options.command_line, {}};
+        for (const char* key : {"program", "commit", "command_line"}) {
+            const auto found = frame.attributes.find(key);
+            if (found != frame.attributes.end())
+                if (const auto* text = std::get_if<std::string>(&found->second)) meta.source_provenance.emplace_back(key, *text);
+        }
+        return meta;
+    };
     // Rank 0's (or this rank's) image of frame `meta` to its files, while the next frames render.
     const auto encode = [&](const FrameMeta& meta, bool first) {
         EncodeQueue::Slot* slot;
@@ -538,7 +548,7 @@ SequenceReport render_stream(const Backend& backend, const SequenceOptions& opti
                 started(input, dist::Communicator::single());
             }
             render(input, index);
-            encode({index, frame.step, frame.time * frame.time_unit_si, source_name}, first && root);
+            encode(meta_of(index, frame), first && root);
             if (!look_shared) {
                 share_look();
                 look_shared = true;
@@ -550,8 +560,6 @@ SequenceReport render_stream(const Backend& backend, const SequenceOptions& opti
         // share; the images are composited (render/renderer.hpp) and rank 0 writes them.
         struct Header {
             std::uint64_t index = 0;
-            std::int64_t step = 0;
-            double time_s = 0.0;
             std::uint8_t more = 0;
         };
         fmt::Frame current;
@@ -560,7 +568,7 @@ SequenceReport render_stream(const Backend& backend, const SequenceOptions& opti
             if (root) {
                 if (auto next = source->next()) {
                     current = std::move(next->second);
-                    header = {next->first, current.step, current.time * current.time_unit_si, 1};
+                    header = {next->first, 1};
                     load(current, header.index);
                 }
             }
@@ -577,7 +585,7 @@ SequenceReport render_stream(const Backend& backend, const SequenceOptions& opti
             const FrameInput input = share_input(share);
             if (first) started(input, ranks);
             render(input, header.index);
-            if (root) encode({header.index, header.step, header.time_s, source_name}, first);
+            if (root) encode(meta_of(header.index, current), first);
         }
     }
     source.reset();

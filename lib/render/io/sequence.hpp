@@ -55,6 +55,7 @@ struct SequenceOptions {
     std::string input = "-";
     std::string frames;              // formats' frame selection ("0:100:10"); empty: all
     std::string output;              // OutputPattern, e.g. "frames/%04d.exr"
+    std::string command_line;        // the renderer's, for the images' provenance
     bool preview = false;            // a PNG beside each EXR
     ExrOptions exr;
     RenderSettings settings;

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# `make install` gives programs, man pages, headers and a CMake package that another project
-# can find_package(Partikel) and link (examples/00_find_package).
+# `make install` gives programs, man pages, headers, a CMake package that another project
+# can find_package(Partikel) and link (examples/00_find_package), and the Python package
+# partikel that reads what the installed programs write into numpy arrays.
 set -eu
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -24,4 +25,14 @@ cmake -S "$PARTIKEL_SOURCE_DIR/examples/00_find_package" -B "$work/consumer" -G 
 cmake --build "$work/consumer" >"$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }
 out=$("$work/consumer/consumer")
 [ "$out" = "500500" ] || { echo "FAIL consumer printed '$out'"; exit 1; }
+# The Python package, where Python looks under the prefix (PARTIKEL_PYTHON_DIR): imported with
+# Debian's python3 (numpy) from any directory, it reads the last frame the programs wrote.
+package=$(find "$work/prefix" -path '*-packages/partikel/__init__.py')
+[ -n "$package" ] || { echo "FAIL no Python package partikel installed"; exit 1; }
+"$work/prefix/bin/particle-convert" "$PARTIKEL_SOURCE_DIR/tests/cli/particle-convert/data/sample.csv" "$work/sample.pks"
+out=$(cd "$work" && PYTHONPATH=$(dirname "$(dirname "$package")") "${PYTHON:-/usr/bin/python3}" -c '
+import partikel
+frame = partikel.read_frame("sample.pks", -1)
+print(partikel.__file__.startswith("'"$work/prefix/"'"), frame["step"], frame["groups"]["fluid"]["position"].values.shape)')
+[ "$out" = "True 120 (3, 3)" ] || { echo "FAIL import partikel printed '$out'"; exit 1; }
 echo "installed and consumed: ok"

@@ -10,7 +10,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.environ["PARTIKEL_SOURCE_DIR"], "formats", "reference"))
-import read_stream  # noqa: E402
+from partikel import stream  # noqa: E402
 
 DTYPES = {"f32": np.float32, "f64": np.float64, "u8": np.uint8, "i32": np.int32, "u32": np.uint32,
           "i64": np.int64, "u64": np.uint64}
@@ -29,7 +29,7 @@ components = {1: [""], 3: ["_x", "_y", "_z"], 2: ["_x", "_y"], 6: ["_xx", "_yy",
 errors = []
 for path in sys.argv[2:]:
     with open(path, "rb") as f:
-        frames = list(read_stream.read_stream(f))
+        frames = list(stream.read_stream(f))
     for frame in frames:
         if frame["time"] != 0.6 or frame["dt"] != 0.005:
             errors.append(path + ": time/dt")
@@ -55,9 +55,9 @@ data[-200] ^= 0x10
 open("damaged.pks", "wb").write(bytes(data))
 try:
     with open("damaged.pks", "rb") as f:
-        list(read_stream.read_stream(f))
+        list(stream.read_stream(f))
     errors.append("damaged stream accepted")
-except read_stream.FormatError as e:
+except stream.FormatError as e:
     print("damaged stream rejected: %s" % e)
 
 if errors:

@@ -34,17 +34,17 @@ TEST_CASE("core.log text and json lines, levels filter") {
 }
 
 TEST_CASE("core.progress line has bar, percentage, rate and ETA") {
-    std::string line = Progress::format_line("step", 50, 200, 10, "steps", 10);
+    std::string line = Progress::format_line("step", 50, 200, 10, "steps/s", 10);
     CHECK(line == "step [##        ]  25.0% 10 steps/s ETA 00:15");
     CHECK(Progress::format_line("x", 0, 0, 0, "u", 4).find("ETA --:--") != std::string::npos);
-    CHECK(Progress::format_line("step", 50, 200, 10, "steps", 0) == "step  25.0% 10 steps/s ETA 00:15");
+    CHECK(Progress::format_line("step", 50, 200, 10, "steps/s", 0) == "step  25.0% 10 steps/s ETA 00:15");
 }
 
 TEST_CASE("base.progress without a bar logs a line per interval, with its note") {
     std::FILE* f = std::tmpfile();
     Log log("prog", LogLevel::info, LogFormat::text, f);
     {
-        Progress p(log, "run", 100, "steps", false, 1e-9);
+        Progress p(log, "run", 100, "steps/s", false, 1e-9);
         p.set_note("waiting for the frame writer");
         p.update(10);
     }
@@ -55,7 +55,7 @@ TEST_CASE("base.progress without a bar logs a line per interval, with its note")
     std::FILE* g = std::tmpfile();
     Log quiet_log("prog", LogLevel::info, LogFormat::text, g);
     {
-        Progress p(quiet_log, "run", 100, "steps", false, 0.0);  // no interval: silent
+        Progress p(quiet_log, "run", 100, "steps/s", false, 0.0);  // no interval: silent
         p.update(10);
     }
     CHECK(read_all(g).empty());
@@ -66,7 +66,7 @@ TEST_CASE("core.progress is silent when disabled") {
     std::FILE* f = std::tmpfile();
     Log log("prog", LogLevel::info, LogFormat::text, f);
     {
-        Progress p(log, "work", 10, "items", false);
+        Progress p(log, "work", 10, "items/s", false);
         p.update(5);
         p.finish();
     }

@@ -44,7 +44,7 @@ image::Image render_like(int width, int height) {
     image::Image im;
     im.width = width;
     im.height = height;
-    im.channel_names = {"R", "G", "B", "A", "Z", "thickness", "N.x", "N.y", "N.z", "count"};
+    im.channel_names = {"R", "G", "B", "A", "Z", "thickness.X", "N.X", "N.Y", "N.Z", "count.X"};
     for (std::size_t c = 0; c < im.channel_names.size(); ++c) {
         std::vector<float> values(std::size_t(width * height));
         for (int y = 0; y < height; ++y)
