@@ -443,6 +443,11 @@ int Tool::run(int argc, char** argv, const std::function<int(Tool&)>& body) {
 
 int Tool::run(std::vector<std::string> args, const std::function<int(Tool&)>& body) {
     install_signal_cleanup(name_.c_str());
+    // A report (particle-info, compare-results, --stats) held whole until check_stdout() flushes
+    // it: a write that fails there names its cause ("No space left on device"), where a write
+    // failing inside printf, once the default 4 KiB buffer fills, leaves no errno behind.
+    static char stdout_buffer[1 << 20];
+    if (!::isatty(STDOUT_FILENO)) std::setvbuf(stdout, stdout_buffer, _IOFBF, sizeof stdout_buffer);
     command_line_ = name_;
     for (const auto& a : args) command_line_ += " " + a;
     // PARTIKEL_DEVICE sets --device's default; the flag wins. A bad value is a usage error, found
