@@ -30,6 +30,7 @@ struct SphParamOverrides {
     std::optional<float> terrain_stiffness, terrain_damping, terrain_friction, terrain_friction_height, terrain_tile;
     std::optional<int> shepard_every, verlet_euler_every, wave_face;
     std::optional<std::string> kernel, density, diffusion, integrator, faces;
+    std::optional<std::string> boundary, boundary_velocity;  // BoundaryScheme, BoundaryVelocity
     std::vector<float> gravity, density_limits;  // 3 and 2 values when given
     // The snow models (SphParams::model, Rheology) and a fixed time step.
     std::optional<std::string> model, stress_form;
