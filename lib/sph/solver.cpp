@@ -53,7 +53,8 @@ std::uint32_t neighbor_list_capacity(const SphParams& p) {
 // The fields the scheme uses: the state, its rates and records, and the start of the step
 // (midpoint, symplectic) or the previous step (Verlet).
 // Snow models: the leapfrog's half-step velocity, and the stress tensor's fields.
-// WCSPH: the wall normals with mdbc, or when the input has them (kept for a later mdbc run).
+// WCSPH: the wall normals with mdbc only (a dbc run's frames do not carry them: 12 bytes per
+// particle of every frame's staging and copies).
 std::uint64_t present_fields(const SphParams& p, bool boundary_normals) {
     if (is_snow_model(p))
         return kStateFields | kRateFields | kRecordFields | field_bit(field::velocity_half) |
@@ -177,7 +178,7 @@ Solver::Solver(const Backend& backend, const SphParams& params, const ParticleSe
     const bool normals_given = comm.any(!particles.boundary_normal.empty());
     const bool mdbc = params.boundary == BoundaryScheme::mdbc && !is_snow_model(params);
     comm.collectively([&] {
-        state_ = std::make_unique<SolverState>(backend, params, capacity, options, ranks, counts[0], normals_given || mdbc);
+        state_ = std::make_unique<SolverState>(backend, params, capacity, options, ranks, counts[0], mdbc);
     });
     SolverState& s = *state_;
     s.n = n;

@@ -74,7 +74,7 @@ struct RankState {
 
 struct SolverState {
     // `all_particles`: of every rank (the grid's subdivision rule counts them all).
-    // `boundary_normals`: the field boundary_normal is kept (mdbc, or the input has normals).
+    // `boundary_normals`: the field boundary_normal is kept (mdbc).
     SolverState(const Backend& backend, const SphParams& params, std::size_t capacity, SolverOptions options,
                 const RankOptions& ranks, std::uint64_t all_particles, bool boundary_normals);
 
