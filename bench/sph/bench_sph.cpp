@@ -17,6 +17,8 @@
 //
 //   bench_sph --device cuda --sizes 1e6,4e6,16e6 --steps 50 --json sph.jsonl
 //   bench_sph --device cuda --configs dualsphysics --dx 0.0045,0.0028,0.00205   (the default dp)
+//   bench_sph --device cuda --configs dualsphysics --dx 0.0045 --boundary dbc,mdbc   (mDBC's cost)
+// --boundary runs each size once per boundary scheme (sph-step --boundary), on the same walls.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -124,6 +126,8 @@ int main(int argc, char** argv) {
         .add_option("--dx", spacings, "Particle spacings in m (dualsphysics config; DualSPHysics's dp)")
         ->delimiter(',');
     tool.app().add_option("--configs", configs, "default and/or dualsphysics")->delimiter(',');
+    std::vector<std::string> boundaries = {"dbc"};
+    tool.app().add_option("--boundary", boundaries, "Boundary schemes to run: dbc and/or mdbc")->delimiter(',');
     tool.app().add_option("--steps", steps, "Timed steps");
     tool.app().add_option("--warmup", warmup, "Untimed steps first");
     tool.app().add_option("--subdivision", subdivision, "Grid cells of edge 2h / 2^k (-1: the solver's default)");
@@ -150,8 +154,10 @@ int main(int argc, char** argv) {
         if (!tool.json_path().empty()) json.open(tool.json_path(), std::ios::app);
         std::printf("# %s, commit %s\n", b.describe().c_str(), PARTIKEL_GIT_COMMIT);
         for (const std::string& config : configs) {
-            for (double target : config == "dualsphysics" ? spacings : sizes) {
-                const sph::Scene scene = scene_for(target, config == "dualsphysics");
+            for (double target : config == "dualsphysics" ? spacings : sizes)
+            for (const std::string& boundary : boundaries) {
+                sph::Scene scene = scene_for(target, config == "dualsphysics");
+                scene.params.boundary = sph::parse_boundary(boundary, "--boundary");
                 const std::size_t n = scene.particles.size();
                 sph::SphSimulation simulation(b, {scene.params, scene.particles, {}, 0, 0.0},
                                               {.grid_subdivision = subdivision});
@@ -160,8 +166,8 @@ int main(int argc, char** argv) {
                 sph::Solver profiled(b, scene.params, solver.download(), solver.step_count(), solver.time(),
                                      {.profile = true, .grid_subdivision = subdivision}, solver.download_previous());
                 for (int i = 0; i < steps; ++i) profiled.step();
-                std::printf("\n%s: %zu particles, dx %.5g m: %.3f ms/step, %.1f M particle-steps/s, %.0f B/particle\n",
-                            config.c_str(), n, scene.params.dx_m, 1e3 * step_s, n / step_s / 1e6,
+                std::printf("\n%s, %s walls: %zu particles, dx %.5g m: %.3f ms/step, %.1f M particle-steps/s, %.0f B/particle\n",
+                            config.c_str(), boundary.c_str(), n, scene.params.dx_m, 1e3 * step_s, n / step_s / 1e6,
                             double(solver.device_bytes()) / double(n));
                 std::printf("%s", profiled.profile().report().c_str());
                 double output_step_s = 0.0, frame_bytes = 0.0, writer_wait_s = 0.0;
@@ -210,7 +216,8 @@ int main(int argc, char** argv) {
                                 output_every);
                 }
                 if (json)
-                    json << "{\"bench\":\"sph\",\"config\":\"" << config << "\",\"subdivision\":" << subdivision
+                    json << "{\"bench\":\"sph\",\"config\":\"" << config << "\",\"boundary\":\"" << boundary
+                         << "\",\"subdivision\":" << subdivision
                          << ",\"particles\":" << n << ",\"dx_m\":" << scene.params.dx_m
                          << ",\"step_seconds\":" << step_s << ",\"particle_steps_per_s\":" << n / step_s
                          << ",\"bytes_per_particle\":" << double(solver.device_bytes()) / double(n)

@@ -6,6 +6,8 @@
 // The terrain may use Sandvik (2021)'s penalty law instead, a += (K_s d - K_d v . n) n with
 // constants of its own, and friction -K_f (v - n (v . n)) within a height of the ground
 // (TerrainContact).
+// Boundary particles: the modified dynamic boundary conditions (mDBC; English et al. 2022) at the
+// end of this file.
 // With K = (c0/h)^2 a particle that penetrates by 1% of h feels the acceleration that a 1%
 // compression of the fluid produces over one smoothing length, and sqrt(K) dt = cfl <= 0.3
 // keeps the explicit spring-damper stable. See docs/SPH.md, "Boundaries".
@@ -16,6 +18,9 @@
 
 #include "base/hd.hpp"
 #include "base/vec.hpp"
+#include "frnn/box.hpp"
+#include "sph/eos.hpp"
+#include "sph/kernel.hpp"
 #include "sph/params.hpp"
 
 namespace partikel::sph {
@@ -136,6 +141,207 @@ struct BoundaryVolumes {
             if (Kf > 0.0f && depth >= -friction_height) a -= Kf * (v - vn * n);
         }
         return a;
+    }
+};
+
+// Modified dynamic boundary conditions (English, Crespo, Rogers, Dominguez, Gomez-Gesteira 2022,
+// "Modified dynamic boundary conditions (mDBC) for general-purpose smoothed particle
+// hydrodynamics (SPH)", Comp. Part. Mech. 9:1-15). A boundary particle at x_b with the vector
+// d n to the wall surface (field boundary_normal) has a ghost node x_g = x_b + 2 d n, mirrored
+// into the fluid. At x_g the fluid's density and its gradient are interpolated to first order
+// (Liu & Liu 2006: the kernel-gradient corrected interpolation), from the fluid neighbours b only:
+// the Taylor expansion rho_b = rho_g + grad rho_g . (x_b - x_g), weighted by V_b W_gb and by
+// V_b grad W_gb (V_b = m_b / rho_b) and summed, is the 4 x 4 system
+//     [ sum V W          sum V W (x_b - x_g)^T       ] [ rho_g      ]   [ sum m W      ]
+//     [ sum V grad W     sum V grad W (x_b - x_g)^T  ] [ grad rho_g ] = [ sum m grad W ]
+// exact for a linear density field whatever the volumes. The boundary particle takes
+// rho_b = rho_g + (x_b - x_g) . grad rho_g. With |det| < 1e-3 (few fluid neighbours, on one side:
+// DualSPHysics's limit; the determinant is dimensionless, the same for the matrix scaled by h
+// below) it takes the Shepard value sum m W / sum V W, and with no fluid neighbour rho0.
+// Like the dynamic boundaries here its density stays >= rho0, so that a wall never pulls fluid
+// in. The ghost node's velocity is the Shepard mean of the fluid's.
+struct GhostNodeSums {
+    // The system in units of h: distances (x_b - x_g)/h and gradients h grad W, so that every
+    // entry is of order one; the unknowns are rho_g and h grad rho_g.
+    float A[4][4];
+    float rhs[4];
+    Vec3f velocity;  // sum V W v_b
+    // One fluid neighbour b: r_gb = x_g - x_b, W_gb and grad_g W_gb = F r_gb.
+    PK_DEVICE_INLINE void add(Vec3f r_gb, float W, float F, float m_b, float rho_b, Vec3f v_b, float h) {
+        const float V = m_b / rho_b;
+        const Vec3f d = (-1.0f / h) * r_gb;  // (x_b - x_g) / h
+        const Vec3f g = (F * h) * r_gb;      // h grad W
+        const float row[4] = {W, g.x, g.y, g.z};
+        const float col[4] = {1.0f, d.x, d.y, d.z};
+        for (int i = 0; i < 4; ++i) {
+            for (int j = 0; j < 4; ++j) A[i][j] += V * row[i] * col[j];
+            rhs[i] += m_b * row[i];
+        }
+        velocity += (V * W) * v_b;
+    }
+};
+
+// What GhostNodeSums give at the ghost node.
+struct GhostNodeValue {
+    enum Order : int { none = -1, shepard = 0, first = 1 };
+    int order = none;         // first: corrected; shepard: |det| below the limit; none: no fluid neighbour
+    float density = 0.0f;     // kg/m^3 at the ghost node
+    Vec3f gradient{0, 0, 0};  // kg/m^4 (first order only)
+    Vec3f velocity{0, 0, 0};  // m/s, Shepard mean
+};
+
+inline constexpr float kMdbcDeterminantLimit = 1e-3f;  // DualSPHysics's DetermLimit
+
+// Gaussian elimination with partial pivoting of the 4 x 4 system; the determinant is the product of
+// the pivots (with the row exchanges' signs).
+PK_DEVICE_INLINE GhostNodeValue solve_ghost_node(const GhostNodeSums& s, float h) {
+    GhostNodeValue out;
+    const float shepard = s.A[0][0];
+    if (!(shepard > 0.0f)) return out;
+    out.velocity = (1.0f / shepard) * s.velocity;
+    float a[4][5];
+    for (int i = 0; i < 4; ++i) {
+        for (int j = 0; j < 4; ++j) a[i][j] = s.A[i][j];
+        a[i][4] = s.rhs[i];
+    }
+    float det = 1.0f;
+    for (int k = 0; k < 4; ++k) {
+        int p = k;
+        for (int i = k + 1; i < 4; ++i)
+            if (fabsf(a[i][k]) > fabsf(a[p][k])) p = i;
+        if (p != k) {
+            det = -det;
+            for (int j = 0; j < 5; ++j) {
+                const float t = a[k][j];
+                a[k][j] = a[p][j];
+                a[p][j] = t;
+            }
+        }
+        det *= a[k][k];
+        if (a[k][k] == 0.0f) break;
+        for (int i = k + 1; i < 4; ++i) {
+            const float f = a[i][k] / a[k][k];
+            for (int j = k; j < 5; ++j) a[i][j] -= f * a[k][j];
+        }
+    }
+    if (!(fabsf(det) >= kMdbcDeterminantLimit)) {
+        out.order = GhostNodeValue::shepard;
+        out.density = s.rhs[0] / shepard;
+        return out;
+    }
+    float x[4];
+    for (int i = 3; i >= 0; --i) {
+        float v = a[i][4];
+        for (int j = i + 1; j < 4; ++j) v -= a[i][j] * x[j];
+        x[i] = v / a[i][i];
+    }
+    out.order = GhostNodeValue::first;
+    out.density = x[0];
+    out.gradient = (1.0f / h) * Vec3f{x[1], x[2], x[3]};
+    return out;
+}
+
+// The mDBC pass (sph/neighbor_pass.hpp interaction): each boundary particle with a normal searches
+// the fluid around its ghost node and writes its density (state and neighbour records), P/rho^2
+// and the velocity the pair terms see (records only: the state keeps the wall's velocity, which
+// the integrators prescribe). Fluid particles and boundary particles without a normal (dynamic
+// boundary conditions for them) are left alone. Reads the fluid's records and writes boundary
+// particles' only, so the pass has no race.
+template <class Kernel> struct ModifiedDynamicBoundary {
+    static constexpr int kMinBlocksPerSM = 1;
+    const Vec4f* position_mass;  // records: the sign of the mass is the kind
+    Vec4f* velocity_density;     // records
+    float* pressure_term;        // records: P / rho^2
+    float* density;              // state
+    const Vec3f* wall_velocity;  // state velocity of boundary particles (prescribed motion)
+    const Vec3f* boundary_normal;
+    Kernel kernel;
+    TaitEos eos;
+    float h;
+    BoundaryVelocity mode;
+    frnn::PeriodicWrap wrap;
+    struct Particle {
+        Vec3f r;       // the ghost node: the pass searches around it
+        Vec3f normal;  // d n
+        bool active;
+    };
+    using Sums = GhostNodeSums;
+    PK_DEVICE_INLINE Particle load(std::size_t a) const {
+        const Vec4f self = position_mass[a];
+        if (!sign_bit(self.w)) return {self.xyz(), {0, 0, 0}, false};
+        const Vec3f n = boundary_normal[a];
+        return {wrap(self.xyz() + 2.0f * n), n, n.x != 0.0f || n.y != 0.0f || n.z != 0.0f};
+    }
+    PK_DEVICE_INLINE bool interacts(const Particle& a) const { return a.active; }
+    PK_DEVICE_INLINE void pair(const Particle&, std::uint32_t b, Vec3f r_gb, float r2, const Vec4f& record_b,
+                               Sums& s) const {
+        if (!(record_b.w > 0.0f)) return;  // fluid neighbours only
+        const Vec4f vd = velocity_density[b];
+        s.add(r_gb, kernel.W(r2), kernel.grad_factor(r2), record_b.w, vd.w, vd.xyz(), h);
+    }
+    PK_DEVICE_INLINE void finish(std::size_t a, const Particle& self, const Sums& s) const {
+        if (!self.active) return;
+        const GhostNodeValue g = solve_ghost_node(s, h);
+        const Vec3f v_wall = wall_velocity[a];
+        float rho = eos.rho0;
+        Vec3f v = v_wall;
+        if (g.order != GhostNodeValue::none) {
+            // x_b - x_g = -2 d n
+            rho = g.order == GhostNodeValue::first ? g.density - 2.0f * dot(self.normal, g.gradient) : g.density;
+            if (mode == BoundaryVelocity::no_slip) {
+                v = 2.0f * v_wall - g.velocity;
+            } else if (mode == BoundaryVelocity::free_slip) {
+                const Vec3f n = (1.0f / norm(self.normal)) * self.normal;
+                v = g.velocity - (2.0f * dot(g.velocity - v_wall, n)) * n;
+            }
+        }
+        rho = fmaxf(rho, eos.rho0);
+        density[a] = rho;
+        velocity_density[a] = {v.x, v.y, v.z, rho};
+        pressure_term[a] = eos.pressure(rho) / (rho * rho);
+    }
+};
+
+// Wall normals of boundary particles when the input has none (docs/SPH.md, "Boundaries"): the
+// direction of sum_fluid grad_a W_ab - sum_boundary grad_a W_ab (towards the fluid and away from
+// the wall's own particles; grad_a W_ab points from a to b), at the distance of one layer, d = dx/2.
+// A particle whose sum vanishes (a flat wall of one layer with no fluid near it at the start) gets
+// none and keeps the dynamic boundary conditions.
+template <class Kernel> struct BoundaryNormalEstimate {
+    static constexpr int kMinBlocksPerSM = 1;
+    const Vec4f* position_mass;
+    Vec3f* boundary_normal;
+    Kernel kernel;
+    float half_dx;  // m
+    struct Particle {
+        Vec3f r;
+        std::uint32_t index;
+        bool boundary;
+    };
+    struct Sums {
+        Vec3f direction;
+        float scale;  // sum |grad W|: what a vanishing direction is measured against
+    };
+    PK_DEVICE_INLINE Particle load(std::size_t a) const {
+        const Vec4f self = position_mass[a];
+        return {self.xyz(), static_cast<std::uint32_t>(a), sign_bit(self.w)};
+    }
+    PK_DEVICE_INLINE bool interacts(const Particle& a) const { return a.boundary; }
+    PK_DEVICE_INLINE void pair(const Particle& a, std::uint32_t b, Vec3f r_ab, float r2, const Vec4f& record_b,
+                               Sums& s) const {
+        if (b == a.index) return;
+        const float F = kernel.grad_factor(r2);
+        const float sign = record_b.w > 0.0f ? 1.0f : -1.0f;
+        s.direction += (sign * F) * r_ab;
+        s.scale += fabsf(F) * sqrtf(r2);
+    }
+    PK_DEVICE_INLINE void finish(std::size_t a, const Particle& self, const Sums& s) const {
+        if (!self.boundary) {
+            boundary_normal[a] = {0, 0, 0};
+            return;
+        }
+        const float length = norm(s.direction);
+        boundary_normal[a] = length > 1e-3f * s.scale ? (half_dx / length) * s.direction : Vec3f{0, 0, 0};
     }
 };
 

@@ -30,6 +30,9 @@ enum : int {
     // Verlet: the previous step's velocity and density (what the next step starts from).
     velocity_previous,
     density_previous,
+    // mdbc: a boundary particle's vector d n to the wall surface (ParticleSet::boundary_normal);
+    // its ghost node lies at position + 2 d n.
+    boundary_normal,  // m
     // The rates of the last rates pass, and its time-step limits.
     acceleration,       // m/s^2
     density_rate,       // kg/(m^3 s)
@@ -71,6 +74,7 @@ inline constexpr FieldSpec kSphFields[field::count] = {
     {"density_start", ScalarType::f32, 1, units::density, kFieldGatherInStep},
     {"velocity_previous", ScalarType::f32, 3, units::velocity, kStateFlags},
     {"density_previous", ScalarType::f32, 1, units::density, kStateFlags},
+    {"boundary_normal", ScalarType::f32, 3, units::length, kStateFlags},
     {"acceleration", ScalarType::f32, 3, units::acceleration, kFieldScratch},
     {"density_rate", ScalarType::f32, 1, units::density_rate, kFieldScratch},
     {"xsph_velocity", ScalarType::f32, 3, units::velocity, kFieldScratch},

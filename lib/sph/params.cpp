@@ -43,6 +43,10 @@ constexpr std::array<std::pair<std::string_view, DensityDiffusion>, 3> kDiffusio
      {"fourtakas", DensityDiffusion::fourtakas}}};
 constexpr std::array<std::pair<std::string_view, Viscosity>, 3> kViscosity{
     {{"artificial", Viscosity::artificial}, {"laminar", Viscosity::laminar}, {"laminar-sps", Viscosity::laminar_sps}}};
+constexpr std::array<std::pair<std::string_view, BoundaryScheme>, 2> kBoundarySchemes{
+    {{"dbc", BoundaryScheme::dbc}, {"mdbc", BoundaryScheme::mdbc}}};
+constexpr std::array<std::pair<std::string_view, BoundaryVelocity>, 3> kBoundaryVelocities{
+    {{"wall", BoundaryVelocity::wall}, {"no-slip", BoundaryVelocity::no_slip}, {"free-slip", BoundaryVelocity::free_slip}}};
 constexpr std::array<std::pair<std::string_view, Face>, 3> kFaces{
     {{"open", Face::open}, {"wall", Face::wall}, {"periodic", Face::periodic}}};
 constexpr std::array<std::pair<std::string_view, TerrainLaw>, 2> kTerrainLaws{
@@ -88,6 +92,14 @@ Viscosity parse_viscosity(std::string_view s, std::string_view source) { return 
 double viscous_dt_limit(const SphParams& p) {
     if (p.viscosity == Viscosity::artificial || p.laminar_nu <= 0.0f) return std::numeric_limits<double>::infinity();
     return 0.125 * double(p.h_m) * double(p.h_m) / double(p.laminar_nu);
+}
+std::string_view to_string(BoundaryScheme v) { return enum_name(v, kBoundarySchemes); }
+std::string_view to_string(BoundaryVelocity v) { return enum_name(v, kBoundaryVelocities); }
+BoundaryScheme parse_boundary(std::string_view s, std::string_view source) {
+    return parse_enum(s, kBoundarySchemes, source);
+}
+BoundaryVelocity parse_boundary_velocity(std::string_view s, std::string_view source) {
+    return parse_enum(s, kBoundaryVelocities, source);
 }
 std::string_view to_string(TerrainLaw v) { return enum_name(v, kTerrainLaws); }
 TerrainLaw parse_terrain_law(std::string_view s, std::string_view source) {
@@ -178,6 +190,8 @@ void validate(const SphParams& p) {
         require(p.wave_maker.period_s > 0, "sph.wave_maker.period (--wave-period) must be > 0" + got(p.wave_maker.period_s));
     }
     require(p.dt_fixed_s >= 0, "sph.dt_fixed (--dt) must be >= 0 (0: adaptive)" + got(p.dt_fixed_s));
+    require(!(is_snow_model(p) && p.boundary == BoundaryScheme::mdbc),
+            "sph.boundary (--boundary) mdbc is for the WCSPH model; the snow models have walls of their own (docs/SNOW.md)");
     if (is_snow_model(p)) {
         const Rheology& r = p.rheology;
         require(r.gas_constant > 0, "snow.gas_constant (--gas-constant) must be > 0" + got(r.gas_constant));

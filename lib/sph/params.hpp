@@ -24,6 +24,15 @@ enum class Viscosity { artificial, laminar, laminar_sps };
 // A face of the domain: open (particles leaving are removed) or a repulsive damped wall.
 // An axis whose two faces are periodic wraps around.
 enum class Face { open, wall, periodic };
+// Boundary particles (docs/SPH.md, "Boundaries"): DualSPHysics's dynamic boundary conditions
+// (dbc: density by the continuity equation), or the modified ones of English et al. (2022)
+// (mdbc: density extrapolated from a ghost node mirrored into the fluid along the wall normal,
+// sph/boundary.hpp ModifiedDynamicBoundary).
+enum class BoundaryScheme { dbc, mdbc };
+// The velocity mdbc gives boundary particles in the pair terms: the wall's own (English et al.
+// 2022), no-slip (2 v_wall - v_ghost) or free-slip (v_ghost with its normal component taken
+// relative to the wall reversed).
+enum class BoundaryVelocity { wall, no_slip, free_slip };
 // The physics a run integrates: weakly compressible SPH (Werner 2015; docs/SPH.md), or one of the
 // snow models of Sandvik (2021; docs/SNOW.md): Mueller et al.'s (2003) Newtonian fluid, or the
 // stress-tensor path with a rheology (Bingham, Herschel-Bulkley, power law).
@@ -141,6 +150,8 @@ struct SphParams {
     std::array<Face, 6> faces{Face::wall, Face::wall, Face::wall, Face::open, Face::wall, Face::wall};
     float wall_stiffness = 1.0f;  // K = wall_stiffness * (c0/h)^2, 1/s^2
     float wall_damping = 1.0f;    // D = wall_damping * 2 sqrt(K) (1: critically damped), 1/s
+    BoundaryScheme boundary = BoundaryScheme::dbc;            // boundary particles' density
+    BoundaryVelocity boundary_velocity = BoundaryVelocity::wall;  // mdbc: their velocity
     WaveMaker wave_maker;
     BoundaryMotion boundary_motion;
     HeightField terrain;
@@ -183,6 +194,8 @@ std::string_view to_string(Face v);
 std::string_view to_string(TerrainLaw v);
 std::string_view to_string(Model v);
 std::string_view to_string(StressForm v);
+std::string_view to_string(BoundaryScheme v);
+std::string_view to_string(BoundaryVelocity v);
 // The names back; an unknown one is a UsageError naming where it came from, `source` (a flag,
 // "--kernel", or an attribute, "sph.kernel"): "--kernel must be wendland or cubic (got 'foo')".
 TerrainLaw parse_terrain_law(std::string_view s, std::string_view source = "sph.terrain.law");
@@ -193,6 +206,8 @@ DensityScheme parse_density_scheme(std::string_view s, std::string_view source =
 Integrator parse_integrator(std::string_view s, std::string_view source = "sph.integrator");
 DensityDiffusion parse_diffusion(std::string_view s, std::string_view source = "sph.diffusion");
 Viscosity parse_viscosity(std::string_view s, std::string_view source = "sph.viscosity");
+BoundaryScheme parse_boundary(std::string_view s, std::string_view source = "sph.boundary");
+BoundaryVelocity parse_boundary_velocity(std::string_view s, std::string_view source = "sph.boundary_velocity");
 // "wall,wall,wall,open,wall,wall" or one value for all six faces.
 std::array<Face, 6> parse_faces(std::string_view s, std::string_view source = "sph.faces");
 std::string faces_to_string(const std::array<Face, 6>& faces);

@@ -20,6 +20,11 @@ struct ParticleSet {
     std::vector<float> mass;      // kg
     std::vector<std::uint64_t> id;
     std::vector<ParticleKind> kind;
+    // Boundary particles' wall normals for mdbc (sph/boundary.hpp): the vector d n from the
+    // particle to the wall surface (m; n the unit normal into the fluid, d the distance), zero
+    // for fluid particles and boundary particles without one. Empty: none given (the solver
+    // estimates them, SphParams::boundary mdbc).
+    std::vector<Vec3f> boundary_normal;
 
     std::size_t size() const { return position.size(); }
     std::size_t count(ParticleKind k) const {

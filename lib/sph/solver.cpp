@@ -53,13 +53,16 @@ std::uint32_t neighbor_list_capacity(const SphParams& p) {
 // The fields the scheme uses: the state, its rates and records, and the start of the step
 // (midpoint, symplectic) or the previous step (Verlet), and the SPS stress (laminar+SPS).
 // Snow models: the leapfrog's half-step velocity, and the stress tensor's fields.
-std::uint64_t present_fields(const SphParams& p) {
+// WCSPH: the wall normals with mdbc only (a dbc run's frames do not carry them: 12 bytes per
+// particle of every frame's staging and copies).
+std::uint64_t present_fields(const SphParams& p, bool boundary_normals) {
     if (is_snow_model(p))
         return kStateFields | kRateFields | kRecordFields | field_bit(field::velocity_half) |
                (has_stress_tensor(p) ? kStressFields : 0u);
     return kStateFields | kRateFields | kRecordFields |
            (p.integrator == Integrator::verlet ? kPreviousStepFields : kStepStartFields) |
-           (p.viscosity == Viscosity::laminar_sps ? field_bit(field::sps_stress) : 0u);
+           (p.viscosity == Viscosity::laminar_sps ? field_bit(field::sps_stress) : 0u) |
+           (boundary_normals ? field_bit(field::boundary_normal) : 0u);
 }
 
 // Whether frames hold field f: the scheme's written fields, the stress tensor on request.
@@ -78,7 +81,8 @@ float search_radius(const SphParams& p) {
 float halo_reach(const SphParams& p) { return 1.05f * search_radius(p); }
 
 SolverState::SolverState(const Backend& backend_, const SphParams& params_, std::size_t capacity_,
-                         SolverOptions options_, const RankOptions& ranks_, std::uint64_t all_particles)
+                         SolverOptions options_, const RankOptions& ranks_, std::uint64_t all_particles,
+                         bool boundary_normals)
     : backend(backend_),
       params(params_),
       options(options_),
@@ -87,7 +91,7 @@ SolverState::SolverState(const Backend& backend_, const SphParams& params_, std:
            grid_spec(params_, options_.deterministic || backend_.is_cpu(), options_.grid_subdivision, backend_.is_cuda(),
                      all_particles),
            capacity_),
-      fields(backend_, kSphFields, present_fields(params_), capacity_),
+      fields(backend_, kSphFields, present_fields(params_, boundary_normals), capacity_),
       workspace(backend_, with_exec(backend_, [&](const auto& e) { return workspace_bytes(e, capacity_); })),
       profile(backend_, options_.profile),
       terrain_height(backend_, params_.terrain.height_m.size()),
@@ -142,6 +146,13 @@ Solver::Solver(const Backend& backend, const SphParams& params, const ParticleSe
             if (!(particles.mass[i] > 0.0f) || !std::isfinite(particles.mass[i]))
                 throw UsageError("sph: particle " + std::to_string(particles.id[i]) + " has mass " +
                                  std::to_string(particles.mass[i]) + " kg; masses must be positive and finite");
+        if (!particles.boundary_normal.empty() && particles.boundary_normal.size() != n)
+            throw UsageError("sph: " + std::to_string(particles.boundary_normal.size()) + " boundary normals for " +
+                             std::to_string(n) + " particles");
+        // A ghost node lies up to 2 d past its boundary particle, beyond the halo's reach.
+        if (comm.size() > 1 && params.boundary == BoundaryScheme::mdbc)
+            throw UsageError("sph: --boundary mdbc runs on one rank only (its ghost nodes reach past the ranks' "
+                             "halo); run without mpirun, or with --boundary dbc");
         if (comm.size() > 1 && ranks.slabs.ranks() != comm.size())
             throw UsageError("sph: " + std::to_string(ranks.slabs.ranks()) + " slabs for " +
                              std::to_string(comm.size()) + " ranks");
@@ -166,8 +177,11 @@ Solver::Solver(const Backend& backend, const SphParams& params, const ParticleSe
     if (comm.size() > 1) restore_previous = comm.any(restore_previous && n > 0) && comm.all(restore_previous || n == 0);
     // The device path first: the exchange's staging is sized for it.
     if (comm.size() > 1) comm.bind_device(backend);
-    comm.collectively(
-        [&] { state_ = std::make_unique<SolverState>(backend, params, capacity, options, ranks, counts[0]); });
+    const bool normals_given = comm.any(!particles.boundary_normal.empty());
+    const bool mdbc = params.boundary == BoundaryScheme::mdbc && !is_snow_model(params);
+    comm.collectively([&] {
+        state_ = std::make_unique<SolverState>(backend, params, capacity, options, ranks, counts[0], mdbc);
+    });
     SolverState& s = *state_;
     s.n = n;
     s.step = step;
@@ -181,6 +195,10 @@ Solver::Solver(const Backend& backend, const SphParams& params, const ParticleSe
     for (std::size_t i = 0; i < n; ++i) kinds[i] = static_cast<std::uint8_t>(particles.kind[i]);
     s.boundary_count = counts[1];
     s.fields.upload(field::kind, kinds.data(), n);
+    if (s.fields.has(field::boundary_normal)) {
+        const std::vector<Vec3f> none(particles.boundary_normal.empty() ? n : 0, Vec3f{0.0f, 0.0f, 0.0f});
+        s.fields.upload(field::boundary_normal, particles.boundary_normal.empty() ? none.data() : particles.boundary_normal.data(), n);
+    }
     if (!params.terrain.empty())
         s.terrain_height.copy_from_host(std::span<const float>(params.terrain.height_m.data(), params.terrain.height_m.size()));
     if (is_snow_model(params)) {
@@ -201,7 +219,10 @@ Solver::Solver(const Backend& backend, const SphParams& params, const ParticleSe
         s.fields.upload(field::velocity_previous, restore_previous ? previous.velocity.data() : v.data(), n);
         s.fields.upload(field::density_previous, restore_previous ? previous.density.data() : d.data(), n);
     }
-    with_exec(backend, [&](const auto& e) { sort_by_cell(e, s, false); });
+    with_exec(backend, [&](const auto& e) {
+        sort_by_cell(e, s, false);
+        if (mdbc && !normals_given) estimate_boundary_normals(e, s);
+    });
     s.previous_valid = restore_previous;
     backend.synchronize();
 }
@@ -251,6 +272,10 @@ ParticleSet Solver::download() const {
     s.fields.download(field::kind, kinds.data(), n);
     out.kind.resize(n);
     for (std::size_t i = 0; i < n; ++i) out.kind[i] = static_cast<ParticleKind>(kinds[i]);
+    if (s.fields.has(field::boundary_normal)) {
+        out.boundary_normal.resize(n);
+        s.fields.download(field::boundary_normal, out.boundary_normal.data(), n);
+    }
     return out;
 }
 

@@ -336,8 +336,41 @@ template <class Exec> void sps_stress(const Exec& exec, SolverState& s) {
     refresh_ghosts(exec, s, field_bit(field::sps_stress));
 }
 
+// The smoothing kernel the scheme names, as its own type (a pass compiled per kernel).
+template <class Body> void with_kernel(const SphParams& p, Body&& body) {
+    if (p.kernel == KernelKind::wendland_c2)
+        body(WendlandC2(p.h_m));
+    else
+        body(CubicSpline(p.h_m));
+}
+
+// mDBC (sph/boundary.hpp): the boundary particles' density, pressure term and velocity from their
+// ghost nodes, into the records the next neighbour pass reads. Call after pack_neighbor_records.
+template <class Exec> void modified_dynamic_boundary(const Exec& exec, SolverState& s) {
+    auto scope = s.profile.phase("mdbc");
+    const SphParams& p = s.params;
+    with_kernel(p, [&](auto kernel) {
+        neighbor_pass(exec, s,
+                      ModifiedDynamicBoundary<decltype(kernel)>{
+                          .position_mass = s.f<Vec4f>(field::record_position_mass),
+                          .velocity_density = s.f<Vec4f>(field::record_velocity_density),
+                          .pressure_term = s.f<float>(field::record_pressure_term),
+                          .density = s.f<float>(field::density),
+                          .wall_velocity = s.f<Vec3f>(field::velocity),
+                          .boundary_normal = s.f<Vec3f>(field::boundary_normal),
+                          .kernel = kernel,
+                          .eos = TaitEos::from_sound_speed(p.rho0, p.c0, p.gamma),
+                          .h = p.h_m,
+                          .mode = p.boundary_velocity,
+                          .wrap = periodic_wrap(p),
+                      },
+                      "sph.mdbc");
+    });
+}
+
 template <class Exec> void rates(const Exec& exec, SolverState& s, double t) {
     pack_neighbor_records(exec, s);
+    if (s.params.boundary == BoundaryScheme::mdbc) modified_dynamic_boundary(exec, s);
     const SphParams& p = s.params;
     const bool sps = p.viscosity == Viscosity::laminar_sps;
     if (sps) sps_stress(exec, s);
@@ -780,6 +813,19 @@ template <class Exec> void advance(const Exec& exec, SolverState& s) {
     sort_by_cell(exec, s, false);
 }
 
+// Wall normals for boundary particles from the neighbours (BoundaryNormalEstimate), when the
+// input has none. The fields are in cell order, the records current (after sort_by_cell).
+template <class Exec> void estimate_boundary_normals(const Exec& exec, SolverState& s) {
+    const SphParams& p = s.params;
+    detail::with_kernel(p, [&](auto kernel) {
+        detail::neighbor_pass(exec, s,
+                              BoundaryNormalEstimate<decltype(kernel)>{s.f<Vec4f>(field::record_position_mass),
+                                                                       s.f<Vec3f>(field::boundary_normal), kernel,
+                                                                       0.5f * p.dx_m},
+                              "sph.normals");
+    });
+}
+
 template <class Exec> Diagnostics compute_diagnostics(const Exec& exec, SolverState& s) {
     exec.transform_reduce(s.workspace, s.n,
                           kern::DiagnosticsOf{s.f<Vec3f>(field::position), s.f<Vec3f>(field::velocity),
@@ -810,6 +856,7 @@ template <class Exec> Diagnostics compute_diagnostics(const Exec& exec, SolverSt
 #define PK_SPH_SOLVER_INSTANTIATE(Exec)                                     \
     template void sort_by_cell(const Exec&, SolverState&, bool);           \
     template void advance(const Exec&, SolverState&);                      \
+    template void estimate_boundary_normals(const Exec&, SolverState&);    \
     template Diagnostics compute_diagnostics(const Exec&, SolverState&);   \
     template std::size_t workspace_bytes(const Exec&, std::size_t);
 

@@ -74,8 +74,9 @@ struct RankState {
 
 struct SolverState {
     // `all_particles`: of every rank (the grid's subdivision rule counts them all).
+    // `boundary_normals`: the field boundary_normal is kept (mdbc).
     SolverState(const Backend& backend, const SphParams& params, std::size_t capacity, SolverOptions options,
-                const RankOptions& ranks, std::uint64_t all_particles);
+                const RankOptions& ranks, std::uint64_t all_particles, bool boundary_normals);
 
     Backend backend;
     SphParams params;
@@ -129,6 +130,7 @@ struct SolverState {
 // The step's entry points (solver_impl.hpp), instantiated by solver_cpu.cpp and solver_cuda.cu.
 template <class Exec> void sort_by_cell(const Exec& exec, SolverState& s, bool in_step);
 template <class Exec> void advance(const Exec& exec, SolverState& s);
+template <class Exec> void estimate_boundary_normals(const Exec& exec, SolverState& s);
 template <class Exec> Diagnostics compute_diagnostics(const Exec& exec, SolverState& s);
 template <class Exec> std::size_t workspace_bytes(const Exec& exec, std::size_t capacity);
 

@@ -29,6 +29,7 @@ int sph_init(std::span<const std::string> args) {
     bool list = false;
     sph::SceneOptions o;
     std::vector<float> box, domain;
+    sph::SphParamOverrides contact;  // the terrain contact and the boundary scheme
     app.add_option("scene", scene, "Scene name (--list shows them)");
     app.add_flag("--list", list, "List the scenes and exit");
     app.add_option("--dx", o.dx_m, "Particle spacing [m] (0: scene default)")->check(finite_non_negative());
@@ -48,6 +49,8 @@ int sph_init(std::span<const std::string> args) {
     app.add_option("--model", o.model, "pool, avalanche: a snow model (docs/SNOW.md; default by scene)");
     app.add_option("--boundary-layers", o.boundary_layers, "Layers of boundary particles in tank walls (0: 3)")
         ->check(number_in(0, 16));
+    app.add_option("--boundary", contact.boundary,
+                   "Boundary particles: dbc or mdbc (sph-step --boundary; the normals are written either way)");
     app.add_flag("--periodic", o.periodic, "still-tank: periodic in x and z instead of side walls");
     app.add_option("--box", box, "box: fluid block x0,y0,z0,x1,y1,z1 [m]")->delimiter(',')->expected(6);
     app.add_option("--domain", domain, "box, sphere, column: domain x0,y0,z0,x1,y1,z1 [m]")
@@ -78,7 +81,6 @@ int sph_init(std::span<const std::string> args) {
     app.add_option("--terrain-tile", o.terrain_tile_m, "Sample the terrain in tiles of this edge [m] (0: bilinear)")
         ->check(finite_non_negative())
         ->group("Terrain");
-    sph::SphParamOverrides contact;
     add_terrain_contact_flags(app, contact, false);  // the tile: before placing particles
     std::vector<float> release;
     app.add_option("--release", release, "avalanche, river: release zone X0,Z0,X1,Z1 [m] (default: the scene's)")

@@ -56,6 +56,13 @@ void add_override_flags(CLI::App& app, sph::SphParamOverrides& o) {
         ->expected(2)
         ->group("Physics");
     app.add_option("--faces", o.faces, "Domain faces x-,x+,y-,y+,z-,z+: open, wall or periodic")->group("Boundaries");
+    app.add_option("--boundary", o.boundary,
+                   "Boundary particles: dbc (dynamic) or mdbc (modified: density from ghost nodes along the wall "
+                   "normal, English et al. 2022; one rank)")
+        ->group("Boundaries");
+    app.add_option("--boundary-velocity", o.boundary_velocity,
+                   "mdbc: the boundary particles' velocity: wall, no-slip or free-slip")
+        ->group("Boundaries");
     app.add_option("--wall-stiffness", o.wall_stiffness, "Wall stiffness K in units of (c0/h)^2")->group("Boundaries");
     app.add_option("--wall-damping", o.wall_damping, "Wall damping in units of critical")->group("Boundaries");
     app.add_option("--wave-face", o.wave_face, "Face moved by the wave maker (0..5 = x-..z+; -1: none)")

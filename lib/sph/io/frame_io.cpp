@@ -169,8 +169,11 @@ void add_group(fmt::Frame& frame, const char* name, const HostState& state, std:
     g.add_column(std::move(order));
     // Then the scheme's own: Verlet's previous step, the snow models' half-step velocity, strain
     // rate, yielded flag and (on request) stress.
+    // The wall normals only where they mean something, in the boundary group.
     for (int f = field::kind + 1; f < field::count; ++f)
-        if ((kSphFields[f].flags & kFieldWrite) && !state.fields[std::size_t(f)].empty()) add_field(f);
+        if ((kSphFields[f].flags & kFieldWrite) && !state.fields[std::size_t(f)].empty() &&
+            (boundary || f != field::boundary_normal))
+            add_field(f);
 }
 
 template <class T> std::span<const T> optional_column(const fmt::Group& g, std::string_view name, std::size_t comps) {
@@ -268,6 +271,12 @@ fmt::Frame make_frame(const ParticleSet& particles, const SphParams& params, std
     state.fields[field::id] = bytes(particles.id);
     state.fields[field::kind] = bytes(particles.kind);
     if (!previous.velocity_half.empty()) state.fields[field::velocity_half] = bytes(previous.velocity_half);
+    if (!particles.boundary_normal.empty()) {
+        if (particles.boundary_normal.size() != n)
+            throw UsageError("make_frame: " + std::to_string(particles.boundary_normal.size()) + " boundary normals for " +
+                             std::to_string(n) + " particles");
+        state.fields[field::boundary_normal] = bytes(particles.boundary_normal);
+    }
     if (!previous.velocity.empty()) {
         state.fields[field::velocity_previous] = bytes(previous.velocity);
         state.fields[field::density_previous] = bytes(previous.density);
@@ -291,6 +300,8 @@ SimulationFrame read_frame(const fmt::Frame& frame, const SphParams& defaults) {
     PreviousStep& previous = out.previous;
     bool have_previous = true;
     bool have_half = true;
+    std::vector<Vec3f> normals;  // zero for fluid particles; kept when the boundary group has them
+    bool have_normals = false;
     for (const char* name : {"fluid", "boundary"}) {
         const fmt::Group* g = frame.find_group(name);
         if (!g) {
@@ -310,6 +321,8 @@ SimulationFrame read_frame(const fmt::Frame& frame, const SphParams& defaults) {
         auto vel_prev = optional_column<float>(*g, "velocity_previous", 3);
         auto rho_prev = optional_column<float>(*g, "density_previous", 1);
         auto vel_half = optional_column<float>(*g, "velocity_half", 3);
+        auto normal = optional_column<float>(*g, "boundary_normal", 3);
+        if (!normal.empty() && std::string_view(name) == "boundary") have_normals = true;
         have_half = have_half && !vel_half.empty();
         have_order = have_order && !ord.empty();
         have_previous = have_previous && g->find("velocity_previous") && g->find("density_previous");
@@ -325,6 +338,8 @@ SimulationFrame read_frame(const fmt::Frame& frame, const SphParams& defaults) {
                 k = ParticleKind::moving_boundary;
             set.kind.push_back(k);
             if (!ord.empty()) order.push_back(ord[i]);
+            normals.push_back(normal.empty() || fluid ? Vec3f{0, 0, 0}
+                                                      : Vec3f{normal[3 * i], normal[3 * i + 1], normal[3 * i + 2]});
             if (have_half) previous.velocity_half.push_back({vel_half[3 * i], vel_half[3 * i + 1], vel_half[3 * i + 2]});
             if (have_previous) {
                 previous.velocity.push_back({vel_prev[3 * i], vel_prev[3 * i + 1], vel_prev[3 * i + 2]});
@@ -337,6 +352,7 @@ SimulationFrame read_frame(const fmt::Frame& frame, const SphParams& defaults) {
         previous.density.clear();
     }
     if (!have_half || previous.velocity_half.size() != set.size()) previous.velocity_half.clear();
+    if (have_normals) set.boundary_normal = std::move(normals);
     // Put particles back in their solver slots when "order" is a permutation.
     if (have_order && order.size() == set.size()) {
         std::vector<char> seen(set.size(), 0);
@@ -365,6 +381,10 @@ SimulationFrame read_frame(const fmt::Frame& frame, const SphParams& defaults) {
                 sorted.mass[o] = set.mass[i];
                 sorted.id[o] = set.id[i];
                 sorted.kind[o] = set.kind[i];
+            }
+            if (!set.boundary_normal.empty()) {
+                sorted.boundary_normal.resize(n);
+                for (std::size_t i = 0; i < n; ++i) sorted.boundary_normal[order[i]] = set.boundary_normal[i];
             }
             set = std::move(sorted);
             if (!previous.velocity.empty()) {

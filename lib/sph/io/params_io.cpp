@@ -96,6 +96,10 @@ const NamedParam kNamed[] = {
      [](SphParams& p, const std::string& s) { p.diffusion = parse_diffusion(s); }},
     {"sph.viscosity", [](const SphParams& p) { return std::string(to_string(p.viscosity)); },
      [](SphParams& p, const std::string& s) { p.viscosity = parse_viscosity(s); }},
+    {"sph.boundary", [](const SphParams& p) { return std::string(to_string(p.boundary)); },
+     [](SphParams& p, const std::string& s) { p.boundary = parse_boundary(s); }},
+    {"sph.boundary_velocity", [](const SphParams& p) { return std::string(to_string(p.boundary_velocity)); },
+     [](SphParams& p, const std::string& s) { p.boundary_velocity = parse_boundary_velocity(s); }},
     {"sph.integrator", [](const SphParams& p) { return std::string(to_string(p.integrator)); },
      [](SphParams& p, const std::string& s) { p.integrator = parse_integrator(s); }},
     {"sph.faces", [](const SphParams& p) { return faces_to_string(p.faces); },
@@ -215,6 +219,8 @@ void SphParamOverrides::apply(SphParams& p) const {
     if (diffusion) p.diffusion = parse_diffusion(*diffusion, "--diffusion");
     if (delta) p.diffusion_delta = *delta;
     if (integrator) p.integrator = parse_integrator(*integrator, "--integrator");
+    if (boundary) p.boundary = parse_boundary(*boundary, "--boundary");
+    if (boundary_velocity) p.boundary_velocity = parse_boundary_velocity(*boundary_velocity, "--boundary-velocity");
     if (verlet_euler_every) p.verlet_euler_every = *verlet_euler_every;
     if (cfl) p.cfl = *cfl;
     if (dt_max) p.dt_max_s = *dt_max;

@@ -31,6 +31,7 @@ struct SphParamOverrides {
     std::optional<int> shepard_every, verlet_euler_every, wave_face;
     std::optional<std::string> kernel, density, diffusion, integrator, faces, viscosity;
     std::optional<float> sps_cs, sps_ci;
+    std::optional<std::string> boundary, boundary_velocity;  // BoundaryScheme, BoundaryVelocity
     std::vector<float> gravity, density_limits;  // 3 and 2 values when given
     // The snow models (SphParams::model, Rheology) and a fixed time step.
     std::optional<std::string> model, stress_form;

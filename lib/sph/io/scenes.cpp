@@ -9,6 +9,7 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <limits>
 
 #include "base/error.hpp"
 #include "base/log.hpp"
@@ -65,6 +66,49 @@ void tank_walls(ParticleSet& set, Vec3f inner, float dx, float rho0, bool walls_
     });
 }
 
+// Wall normals for mdbc (ParticleSet::boundary_normal): the vector d n from each boundary particle
+// to the wall surface, from the scene's geometry; zero for fluid particles. Each component is
+// snapped to (k + 1/2) dx, ties to the smaller: the surface lies half a spacing past the outermost
+// layer even where a face is not on the lattice (the column's top at 0.45 m with dx = 2 cm).
+void set_boundary_normals(ParticleSet& set, float dx, const std::function<Vec3f(Vec3f)>& to_surface) {
+    set.boundary_normal.resize(set.size());
+    for (std::size_t i = 0; i < set.size(); ++i) {
+        Vec3f n{0.0f, 0.0f, 0.0f};
+        if (set.kind[i] != ParticleKind::fluid) {
+            n = to_surface(set.position[i]);
+            for (int k = 0; k < 3; ++k)
+                if (n[k] != 0.0f) n[k] = std::copysign((std::ceil(std::fabs(n[k]) / dx - 1.0f) + 0.5f) * dx, n[k]);
+        }
+        set.boundary_normal[i] = n;
+    }
+}
+
+constexpr float kUnbounded = std::numeric_limits<float>::infinity();
+
+// From a wall particle outside the fluid's box [lo, hi] to the box's nearest point (a face, or
+// diagonally to an edge or a corner).
+Vec3f to_fluid_box(Vec3f p, Vec3f lo, Vec3f hi) {
+    Vec3f q = p;
+    for (int k = 0; k < 3; ++k) q[k] = std::clamp(p[k], lo[k], hi[k]);
+    return q - p;
+}
+
+// From a particle inside a solid box [lo, hi] to its nearest faces among the wetted ones (bit f of
+// `wetted`: face f = x-, x+, y-, y+, z-, z+ touches fluid): the sum over the faces at that
+// distance, so that a particle on an edge or a corner points diagonally out of it.
+Vec3f to_solid_surface(Vec3f p, Vec3f lo, Vec3f hi, unsigned wetted) {
+    float nearest = kUnbounded;
+    for (int f = 0; f < 6; ++f)
+        if ((wetted >> f) & 1u) nearest = std::min(nearest, f % 2 == 0 ? p[f / 2] - lo[f / 2] : hi[f / 2] - p[f / 2]);
+    Vec3f out{0.0f, 0.0f, 0.0f};
+    for (int f = 0; f < 6; ++f) {
+        if (!((wetted >> f) & 1u)) continue;
+        const float d = f % 2 == 0 ? p[f / 2] - lo[f / 2] : hi[f / 2] - p[f / 2];
+        if (d <= nearest * (1.0f + 1e-3f)) out[f / 2] += f % 2 == 0 ? -d : d;
+    }
+    return out;
+}
+
 int wall_layers(const SceneOptions& o) { return o.boundary_layers > 0 ? o.boundary_layers : kBoundaryLayers; }
 
 // h from the options, else the scene's convention: h = 1.5 dx (Werner 2015), or with
@@ -103,6 +147,8 @@ Scene dam_break(const SceneOptions& o) {
     fill(s.particles, {0.0f, 0.0f, 0.0f}, {a, 2.0f * a, p.domain_max.z}, p.dx_m, ParticleKind::fluid, p.rho0,
          p.lattice_mass_kg());
     tank_walls(s.particles, {length, 3.0f * a, p.domain_max.z}, p.dx_m, p.rho0, true, false, layers);
+    set_boundary_normals(s.particles, p.dx_m,
+                         [&](Vec3f q) { return to_fluid_box(q, {0.0f, 0.0f, -kUnbounded}, {length, kUnbounded, kUnbounded}); });
     if (o.gate_speed_m_s > 0.0f) {
         // The experiments' release: a gate of one layer (a thin plate: three layers would make the
         // front pass under a gate 3 dx thick, a delay that depends on the resolution) against the
@@ -138,6 +184,9 @@ Scene still_tank(const SceneOptions& o) {
         p.faces = {Face::periodic, Face::periodic, Face::wall, Face::open, Face::periodic, Face::periodic};
         fill(s.particles, {0.0f, 0.0f, 0.0f}, {side, depth, side}, p.dx_m, ParticleKind::fluid, p.rho0, p.lattice_mass_kg());
         fill(s.particles, {0.0f, -t, 0.0f}, {side, 0.0f, side}, p.dx_m, ParticleKind::boundary, p.rho0, p.lattice_mass_kg());
+        set_boundary_normals(s.particles, p.dx_m, [](Vec3f q) {
+            return to_fluid_box(q, {-kUnbounded, 0.0f, -kUnbounded}, {kUnbounded, kUnbounded, kUnbounded});
+        });
     } else {
         const float side = std::round(depth / p.dx_m) * p.dx_m;
         p.domain_min = {-t, -t, -t};
@@ -145,6 +194,8 @@ Scene still_tank(const SceneOptions& o) {
         p.faces = {Face::wall, Face::wall, Face::wall, Face::open, Face::wall, Face::wall};
         fill(s.particles, {0.0f, 0.0f, 0.0f}, {side, depth, side}, p.dx_m, ParticleKind::fluid, p.rho0, p.lattice_mass_kg());
         tank_walls(s.particles, {side, 1.5f * depth - t, side}, p.dx_m, p.rho0, true, true, layers);
+        set_boundary_normals(s.particles, p.dx_m,
+                             [&](Vec3f q) { return to_fluid_box(q, {0.0f, 0.0f, 0.0f}, {side, kUnbounded, side}); });
     }
     // Still water always starts hydrostatic: the point of the scene is the equilibrium.
     set_hydrostatic_density(s.particles, p, depth);
@@ -232,6 +283,13 @@ Scene dam_break_obstacle(const SceneOptions& o) {
     fill(s.particles, obstacle_lo, obstacle_hi, dx, ParticleKind::boundary, p.rho0, p.lattice_mass_kg(), [&](Vec3f q) {
         return q.x < obstacle_lo.x + t || q.x > obstacle_hi.x - t || q.z < obstacle_lo.z + t ||
                q.z > obstacle_hi.z - t || q.y > obstacle_hi.y - t;
+    });
+    set_boundary_normals(s.particles, p.dx_m, [&](Vec3f q) {
+        const bool column = q.x > obstacle_lo.x && q.x < obstacle_hi.x && q.z > obstacle_lo.z && q.z < obstacle_hi.z &&
+                            q.y > obstacle_lo.y && q.y < obstacle_hi.y;
+        // The column stands on the floor: every face but its foot is wetted.
+        return column ? to_solid_surface(q, obstacle_lo, obstacle_hi, 0b111011u)
+                      : to_fluid_box(q, {0.0f, 0.0f, 0.0f}, {tank.x, kUnbounded, tank.z});
     });
     if (o.hydrostatic) set_hydrostatic_density(s.particles, p, 0.3f);
     return s;

@@ -138,6 +138,7 @@ RankStart scatter_start(const dist::Communicator& ranks, const std::function<Sim
                 part.mass.push_back(set.mass[i]);
                 part.id.push_back(set.id[i]);
                 part.kind.push_back(set.kind[i]);
+                if (!set.boundary_normal.empty()) part.boundary_normal.push_back(set.boundary_normal[i]);
                 if (!all.previous.velocity.empty()) {
                     previous.velocity.push_back(all.previous.velocity[i]);
                     previous.density.push_back(all.previous.density[i]);

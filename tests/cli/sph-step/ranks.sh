@@ -7,7 +7,7 @@
 # interrupt stops every rank after the same step, the output kept; and
 # failures end every rank with one line, frames kept, never a hang (each mpirun under a timeout):
 # a rank that throws on its own, a runaway on any rank (agreed), a truncated start frame read by
-# rank 0, and a rank count that cuts slabs thinner than the halo.
+# rank 0, a rank count that cuts slabs thinner than the halo, and --boundary mdbc (one rank only).
 #
 # Tolerances: 20 steps of the dam break from rest, one rank against several, differ only by
 # the order of neighbour sums (ghost neighbours are summed after owned ones, dt is the same
@@ -106,4 +106,8 @@ expect_last_error "truncated input" "rank 0: cut.pks"
 sph-init still-tank --width 0.02 --dx 0.002 -o small.pks 2>/dev/null
 check "too many ranks" 2 mpi -np 8 sph-step -i small.pks -o x.pks --steps 2 --device cpu
 expect_last_error "too many ranks" "thinner than the halo reach"
+# mDBC's ghost nodes reach past the halo: one rank only, a usage error on several.
+check "mdbc on ranks" 2 mpi -np 2 sph-step -i db.pks -o x.pks --steps 2 --device cpu --boundary mdbc
+expect_last_error "mdbc on ranks" "--boundary mdbc runs on one rank only"
+[ -e x.pks ] && { echo "FAIL mdbc on ranks: an output appeared"; fail=1; }
 finish

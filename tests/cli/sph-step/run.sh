@@ -4,7 +4,8 @@
 # integrator too (its frames carry the previous step); frames written every step (each copy
 # overlapping the next steps) equal those written every 3 steps, diagnostics included; errors
 # with one line: no stop condition (2), truncated input (1), a runaway that keeps the frames (1);
-# a terrain from a PNG height image equals the same raw one. The bit-identical comparisons run on
+# a terrain from a PNG height image equals the same raw one; mdbc restarts bit-identically, its
+# normals carried by the frames. The bit-identical comparisons run on
 # the CPU backend (--device cpu), also where a GPU is present.
 . "$PARTIKEL_SOURCE_DIR/tests/cli/particle-convert/lib.sh"
 
@@ -66,6 +67,17 @@ check "density limits recorded" 0 particle-info lim.pks
 expect_text "density limits recorded" out "sph.density_max = 1300"
 check "density limits must enclose rho0" 2 sph-step -i db.pks -o x.pks --steps 1 --density-limits 1100,1300 --device cpu
 expect_error "density limits must enclose rho0" sph-step "(--density-limits) must enclose sph.rho0"
+# mDBC: sph-init's wall normals travel with the frames; a restart continues bit-identically.
+check "scene normals" 0 particle-info db.pks
+expect_text "scene normals" out "boundary_normal"
+mdbc="--boundary mdbc --boundary-velocity no-slip --device cpu"
+check "mdbc straight" 0 sph-step -i db.pks -o m.pks --steps 6 --every-steps 3 $mdbc
+check "mdbc first part" 0 sph-step -i db.pks -o m1.pks --steps 3 $mdbc
+check "mdbc restart" 0 sph-step -i m1.pks -o m2.pks --steps 3 $mdbc
+check "mdbc restart is bit-identical" 0 compare-results --subset --atol 0 --rtol 0 m2.pks m.pks
+check "mdbc differs from dbc" 1 compare-results --subset --atol 0 --rtol 0 --columns density m.pks run.pks
+check "bad boundary" 2 sph-step -i db.pks -o x.pks --steps 1 --boundary ghost --device cpu
+expect_error "bad boundary" sph-step "--boundary must be dbc or mdbc (got 'ghost')"
 check "no stop condition" 2 sph-step -i db.pks -o x.pks
 expect_error "no stop condition" sph-step "exactly one of --until and --steps"
 check "bad option value" 2 sph-step -i db.pks -o x.pks --steps 1 --kernel gauss

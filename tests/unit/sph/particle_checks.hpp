@@ -1,7 +1,11 @@
 // Comparisons of particle sets shared by the SPH unit tests.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstddef>
+#include <cstdint>
+#include <map>
 
 #include "sph/particles.hpp"
 
@@ -16,6 +20,24 @@ inline bool bit_identical(const ParticleSet& a, const ParticleSet& b) {
             if (a.position[i][k] != b.position[i][k] || a.velocity[i][k] != b.velocity[i][k]) return false;
     }
     return true;
+}
+
+// The largest differences between two runs of the same particles (matched by id): position (m),
+// velocity (m/s) and density relative to the first.
+struct LargestDifferences {
+    double position = 0.0, velocity = 0.0, density = 0.0;
+};
+inline LargestDifferences largest_differences(const ParticleSet& a, const ParticleSet& b) {
+    std::map<std::uint64_t, std::size_t> in_b;
+    for (std::size_t i = 0; i < b.size(); ++i) in_b[b.id[i]] = i;
+    LargestDifferences d;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        const std::size_t j = in_b.at(a.id[i]);
+        d.position = std::max(d.position, double(norm(a.position[i] - b.position[j])));
+        d.velocity = std::max(d.velocity, double(norm(a.velocity[i] - b.velocity[j])));
+        d.density = std::max(d.density, double(std::abs(a.density[i] - b.density[j]) / a.density[i]));
+    }
+    return d;
 }
 
 }  // namespace partikel::sph
