@@ -230,19 +230,6 @@ TEST_CASE("CPU and CUDA agree after 100 steps of an mdbc dam break" * doctest::t
     for (const BoundaryVelocity velocity : {BoundaryVelocity::wall, BoundaryVelocity::no_slip, BoundaryVelocity::free_slip}) {
         CAPTURE(to_string(velocity));
         const Scene s = mdbc_dam_break(velocity);
-        Solver cpu(Backend::cpu(0), s.params, s.particles);
-        Solver gpu(test::cuda_backend(), s.params, s.particles, 0, 0.0, {.deterministic = true});
-        for (int i = 0; i < 100; ++i) {
-            cpu.step();
-            gpu.step();
-        }
-        CHECK(gpu.time() == doctest::Approx(cpu.time()).epsilon(1e-5));
-        const ParticleSet a = cpu.download(), b = gpu.download();
-        REQUIRE(a.size() == b.size());
-        // The tolerances of the DBC comparison (test_solver.cpp): round-off grown over 100 steps.
-        const LargestDifferences d = largest_differences(a, b);
-        CHECK(d.position < 1e-3 * s.params.dx_m);
-        CHECK(d.velocity < 1e-3);
-        CHECK(d.density < 1e-4);
+        check_cuda_matches_cpu(s.params, s.particles);  // the DBC comparison's tolerances
     }
 }

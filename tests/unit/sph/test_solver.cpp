@@ -378,22 +378,7 @@ TEST_CASE("CPU and CUDA agree after 100 steps of a dam break" * doctest::test_su
         s.params.sps_smagorinsky = 2.0f;
     }
     CAPTURE(to_string(s.params.viscosity));
-    Solver cpu(Backend::cpu(0), s.params, s.particles);
-    Solver gpu(test::cuda_backend(), s.params, s.particles, 0, 0.0, {.deterministic = true});
-    for (int i = 0; i < 100; ++i) {
-        cpu.step();
-        gpu.step();
-    }
-    CHECK(gpu.time() == doctest::Approx(cpu.time()).epsilon(1e-5));
-    const ParticleSet a = cpu.download(), b = gpu.download();
-    REQUIRE(a.size() == b.size());
-    // Tolerances: float round-off (FMA contraction, summation order) grown over 100 steps of a
-    // smooth flow; 1e-3 dx in position, 1e-3 m/s in velocity (speeds reach ~0.3 m/s), 1e-4
-    // relative in density.
-    const LargestDifferences d = largest_differences(a, b);
-    CHECK(d.position < 1e-3 * s.params.dx_m);
-    CHECK(d.velocity < 1e-3);
-    CHECK(d.density < 1e-4);
+    check_cuda_matches_cpu(s.params, s.particles);
 }
 
 TEST_CASE("two deterministic CUDA runs of a dam break are bit-identical" * doctest::test_suite("gpu")) {
