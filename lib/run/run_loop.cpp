@@ -183,6 +183,10 @@ RunReport run_simulation(Simulation& sim, fmt::FrameWriter& writer, const RunOpt
         // The last state, for restarts (also after an interrupt).
         if (output.last_step() != sim.step_count()) write_frame();
         close_outputs();
+        // No rank leaves before rank 0's output is under its final name: mpirun ends the whole job,
+        // rank 0 with it, as soon as one rank exits with a non-zero status, as an interrupted one
+        // does (130, 143).
+        ranks.barrier();
     } catch (const NumericalError& e) {
         keep_outputs();
         throw NumericalError(std::string(e.what()) + "; frames up to step " + std::to_string(output.last_step()) +

@@ -90,6 +90,7 @@ declare -A base=(
   [step-null]="sph-step -i $in/db.pks --steps 4 --threads 1 --deterministic -o /dev/null"
   [step-power]="sph-step -i $in/db.pks --steps 4 --threads 1 --deterministic --model power-law -o OUT"
   [step-sps]="sph-step -i $in/db.pks --steps 4 --threads 1 --deterministic --viscosity laminar-sps -o OUT"
+  [step-mdbc]="sph-step -i $in/db.pks --steps 4 --threads 1 --deterministic --boundary mdbc -o OUT"
   [step-snow]="sph-step -i $in/db.pks --steps 4 --threads 1 --deterministic --model bingham -o OUT"
   [step-wave]="sph-step -i $in/db.pks --steps 4 --threads 1 --deterministic --wave-face 1 --wave-amplitude 0.01 -o OUT"
   [step-verlet]="sph-step -i $in/db.pks --steps 4 --threads 1 --deterministic --integrator verlet -o OUT"
@@ -254,6 +255,7 @@ changes init --coefh 0.8
 changes init --c0 30
 changes init --hydrostatic
 changes init --boundary-layers 1
+changes init --boundary mdbc
 changes init-tank --periodic
 changes init-tank --width 0.05
 changes init-pool --particles 3000
@@ -286,6 +288,8 @@ changes step-null --diag OUT
 changes step-diag --diag-format csv
 changes step-diag --diag-every-steps 1
 changes step --grid-subdivision 0
+changes step --boundary mdbc
+changes step-mdbc --boundary-velocity no-slip
 changes step-snow --write-stress
 changes step --model newtonian-muller
 changes step-snow --gas-constant 2000

@@ -147,8 +147,6 @@ Scene dam_break(const SceneOptions& o) {
     fill(s.particles, {0.0f, 0.0f, 0.0f}, {a, 2.0f * a, p.domain_max.z}, p.dx_m, ParticleKind::fluid, p.rho0,
          p.lattice_mass_kg());
     tank_walls(s.particles, {length, 3.0f * a, p.domain_max.z}, p.dx_m, p.rho0, true, false, layers);
-    set_boundary_normals(s.particles, p.dx_m,
-                         [&](Vec3f q) { return to_fluid_box(q, {0.0f, 0.0f, -kUnbounded}, {length, kUnbounded, kUnbounded}); });
     if (o.gate_speed_m_s > 0.0f) {
         // The experiments' release: a gate of one layer (a thin plate: three layers would make the
         // front pass under a gate 3 dx thick, a delay that depends on the resolution) against the
@@ -162,6 +160,9 @@ Scene dam_break(const SceneOptions& o) {
         p.boundary_motion.duration_s = (gate_height + p.dx_m) / o.gate_speed_m_s;
         p.domain_max.y = std::max(p.domain_max.y, 2.0f * gate_height + 2.0f * p.dx_m);
     }
+    // (The gate lies inside the tank's box: it gets no normal and stays a DBC wall under mdbc.)
+    set_boundary_normals(s.particles, p.dx_m,
+                         [&](Vec3f q) { return to_fluid_box(q, {0.0f, 0.0f, -kUnbounded}, {length, kUnbounded, kUnbounded}); });
     if (o.hydrostatic) set_hydrostatic_density(s.particles, p, 2.0f * a);
     return s;
 }
