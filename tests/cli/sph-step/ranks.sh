@@ -77,7 +77,7 @@ check "snow: the same particles, exactly" 0 compare-results $exact snow3.pks sno
 # short for the last frame on a loaded 2-core machine).
 # The signal goes to mpirun itself (not through `timeout`, which would pass it on to mpirun's
 # whole process group as well); a watchdog ends a run that ignores it.
-mpirun --quiet --oversubscribe --allow-run-as-root --mca odls_base_sigkill_timeout 60 -np 2 \
+mpirun --quiet --oversubscribe --allow-run-as-root --mca odls_base_sigkill_timeout 10 -np 2 \
   sph-step -i db.pks -o int.pks --until 100 --every-steps 50 --device cpu 2> int.err &
 pid=$!
 ( sleep 120; kill -KILL $pid ) > /dev/null 2>&1 &
