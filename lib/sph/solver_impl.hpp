@@ -413,10 +413,7 @@ template <class Exec> void rates(const Exec& exec, SolverState& s, double t) {
             with_extras(kernel, DensityDiffusionTerm{2.0f * p.diffusion_delta * p.h_m * p.c0,
                                                      (fourtakas ? -p.rho0 / (p.c0 * p.c0) : 0.0f) * p.gravity});
     };
-    if (p.kernel == KernelKind::wendland_c2)
-        with_diffusion(WendlandC2(p.h_m));
-    else
-        with_diffusion(CubicSpline(p.h_m));
+    with_kernel(p, with_diffusion);
 }
 
 // With track_wall_impulse: add dt times the walls' force at the state of the last rates pass
