@@ -58,7 +58,7 @@ SpaceChargeSolver::SpaceChargeSolver(const Backend& backend, const SpaceChargeOp
         const int padded[2] = {2 * o.ny, 2 * o.nx};
         slices_fft_.emplace(backend, padded, shape_.nz);
         green_fft_.emplace(backend, padded, 1);
-        scratch = std::max(scratch, with_exec(backend, [&](const auto& e) { return deposit_scratch_bytes(e, particles); }));
+        scratch = std::max(scratch, with_exec(backend, [&](const auto& e) { return deposit_scratch_bytes(e, particles, shape_); }));
     }
     if (o.longitudinal) {
         if (o.line_cells < 16) throw UsageError("space charge: the line density needs at least 16 nodes");
