@@ -108,11 +108,12 @@ void slice_moments(const Exec& exec, const float* rho, const GridGeometry* geome
                    int image_order, double* moments);
 
 // E = -grad phi on the nodes (central differences; one-sided at the grid's edge), plus the
-// field of the pipe's images when pipe_radius_m > 0; the slices' weights for the far field.
+// field of the pipe's images when pipe_radius_m > 0, each node's also as the previous slice's
+// `next` (FieldNode); the slices' weights for the far field.
 template <class Exec>
 void field_from_potential(const Exec& exec, const float* phi, const double* moments, const GridGeometry* geometry,
                           const GridShape& shape, double macro_charge_C, double pipe_radius_m, int image_order,
-                          TransverseField* field, float* slice_weight);
+                          FieldNode* field, float* slice_weight);
 
 // The line-density spectrum to the E_z spectrum: times i k and -g q_macro / (4 pi eps0 gamma^2 hl nl),
 // harmonics above `cutoff` removed.

@@ -61,6 +61,18 @@ PK_DEVICE_INLINE bool z_cell(const GridShape& s, const GridGeometry& g, double z
     return s.periodic_z ? periodic_cell(u, s.nz, w) : axis_cell(u, s.nz, w);
 }
 
+// Node (k, j, i) of the index (k ny + j) nx + i. In 32 bits: a grid has fewer than 2^32 nodes
+// (GridShape::cells() < 2^31 is checked), and a 32-bit division costs a fraction of a 64-bit
+// one on either backend (the per-node kernels do little else).
+struct NodeIndex {
+    int i, j, k;
+};
+PK_DEVICE_INLINE NodeIndex node_index(std::size_t node, const GridShape& s) {
+    const auto q = std::uint32_t(node), nx = std::uint32_t(s.nx), ny = std::uint32_t(s.ny);
+    const std::uint32_t row = q / nx;
+    return {int(q - row * nx), int(row % ny), int(row / ny)};
+}
+
 // A particle's cloud-in-cell weights: node c = j nx + i of its cell's lower corner in planes k
 // and k + 1 (wrapped), the four corners' weights in x and y, and the two planes' weights in z
 // (one plane when nz == 1). False for a particle off the grid.
@@ -271,8 +283,7 @@ struct GatherNodes {
     float* rho;
     PK_DEVICE_INLINE void operator()(std::size_t node) const {
         const int nx = s.nx, ny = s.ny;
-        const int i = int(node % std::size_t(nx)), j = int((node / std::size_t(nx)) % std::size_t(ny)),
-                  k = int(node / (std::size_t(nx) * std::size_t(ny)));
+        const auto [i, j, k] = node_index(node, s);
         float sum = 0.0f;
         for (int dz = 0; dz < 2; ++dz) {
             int kc = k - dz;
@@ -441,12 +452,11 @@ struct FieldFromPotential {
     double image_factor;  // q_macro / (2 pi eps0)
     double pipe_radius;
     int order;
-    TransverseField* field;
+    FieldNode* field;
     float* slice_weight;
     PK_DEVICE_INLINE void operator()(std::size_t node) const {
         const int nx = s.nx, ny = s.ny;
-        const int i = int(node % std::size_t(nx)), j = int((node / std::size_t(nx)) % std::size_t(ny)),
-                  k = int(node / (std::size_t(nx) * std::size_t(ny)));
+        const auto [i, j, k] = node_index(node, s);
         const GridGeometry g = *geometry;
         const std::size_t row = std::size_t(2 * nx);
         const float* p = phi + std::size_t(k) * s.padded_plane() + std::size_t(j) * row + std::size_t(i);
@@ -476,7 +486,13 @@ struct FieldFromPotential {
             Ex += f * sr;
             Ey -= f * si;
         }
-        field[node] = {float(Ex), float(Ey)};
+        const TransverseField here{float(Ex), float(Ey)};
+        field[node].here = here;
+        // the previous slice's `next` (a bunch's first slice has none: its place, the last
+        // slice's, is read by no particle)
+        const std::size_t plane = std::size_t(nx) * std::size_t(ny);
+        const std::size_t previous = k > 0 ? node - plane : node + std::size_t(s.nz - 1) * plane;
+        field[previous].next = k > 0 || s.periodic_z ? here : TransverseField{0.0f, 0.0f};
         if (i == 0 && j == 0) slice_weight[k] = float(m[0]);
     }
 };
@@ -634,7 +650,7 @@ void slice_moments(const Exec& exec, const float* rho, const GridGeometry* geome
 template <class Exec>
 void field_from_potential(const Exec& exec, const float* phi, const double* moments, const GridGeometry* geometry,
                           const GridShape& shape, double macro_charge_C, double pipe_radius_m, int image_order,
-                          TransverseField* field, float* slice_weight) {
+                          FieldNode* field, float* slice_weight) {
     exec.for_each(std::size_t(shape.nz) * std::size_t(shape.nx) * std::size_t(shape.ny),
                   sc::FieldFromPotential{phi, moments, geometry, shape,
                                          macro_charge_C / (2.0 * constants::pi * constants::epsilon0_F_per_m),
@@ -672,7 +688,7 @@ void line_field(const Exec& exec, Complexf* spectrum, const GridGeometry* geomet
                                  double);                                                                          \
     template void slice_moments(const Exec&, const float*, const GridGeometry*, const GridShape&, int, double*);  \
     template void field_from_potential(const Exec&, const float*, const double*, const GridGeometry*,            \
-                                       const GridShape&, double, double, int, TransverseField*, float*);          \
+                                       const GridShape&, double, double, int, FieldNode*, float*);                \
     template void line_field(const Exec&, Complexf*, const GridGeometry*, const GridShape&, double, int);        \
     template void pack_charge(const Exec&, const float*, const GridShape&, float*);                             \
     template void unpack_charge(const Exec&, const float*, const GridShape&, float*);
