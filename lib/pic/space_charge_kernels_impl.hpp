@@ -587,7 +587,7 @@ void deposit_privatised(const Exec& exec, Workspace& ws, const BeamView& beam, c
     if constexpr (!Exec::is_cuda) {
         // The CPU has no shared memory to privatise in but a cache per core: a grid per thread
         // over the particles in their order does without the sort, the gather by z cell and
-        // the atomics (docs/PERFORMANCE.md, "The other models' CPU paths").
+        // the atomics (docs/PERFORMANCE.md, "The PIC turn on the CPU").
         const std::size_t copies = sc::deposit_copies(exec.threads(), beam.n, shape);
         const std::size_t grid = std::size_t(shape.nz) * std::size_t(shape.nx) * std::size_t(shape.ny);
         auto* grids = static_cast<float*>(ws.require(copies * grid * sizeof(float), "deposit copies"));
