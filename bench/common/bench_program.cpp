@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstdio>
 #include <string>
 
@@ -27,7 +28,10 @@ Backend BenchProgram::open_backend(int local_rank, int local_ranks) {
         const auto gpus = cuda_devices();
         if ((device == "auto" || device == "cuda") && !gpus.empty())
             device = "cuda:" + std::to_string(local_rank % int(gpus.size()));
-        if (threads == 0) threads = std::max(1, omp_get_num_procs() / local_ranks);
+        if (threads == 0) {
+            threads = std::getenv("OMP_NUM_THREADS") ? omp_get_max_threads() : std::max(1, omp_get_num_procs() / local_ranks);
+            omp_set_num_threads(threads);  // the host's loops too (tools/common/tool.cpp says why)
+        }
     }
     return select_backend(device, threads, &log);
 }

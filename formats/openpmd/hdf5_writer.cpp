@@ -1,11 +1,10 @@
 // openPMD 1.1.0 writer on HDF5 (SPEC.md §3), groupBased or fileBased, with an XDMF side file.
-#include <chrono>
 #include <cmath>
 #include <limits>
-#include <ctime>
 #include <set>
 
 #include "base/io.hpp"
+#include "base/system.hpp"
 #include "formats/encodings.hpp"
 #include "formats/openpmd/h5_util.hpp"
 #include "formats/openpmd/openpmd.hpp"
@@ -21,14 +20,7 @@ using h5::Id;
 constexpr hsize_t max_chunk_values = hsize_t(1) << 20;
 constexpr const char* reserved_iteration_attributes[] = {"time", "dt", "timeUnitSI"};
 
-std::string openpmd_date() {
-    const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-    std::tm tm{};
-    gmtime_r(&now, &tm);
-    char buf[40];
-    std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S +0000", &tm);
-    return buf;
-}
+std::string openpmd_date() { return output_time_utc("%Y-%m-%d %H:%M:%S +0000"); }
 
 std::string base_name(const std::string& path) {
     const auto slash = path.find_last_of('/');

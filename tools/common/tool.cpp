@@ -438,7 +438,15 @@ Backend Tool::open_backend() {
         const auto gpus = cuda_devices();
         if ((device == "auto" || device == "cuda") && !gpus.empty())
             device = "cuda:" + std::to_string(ranks_->local_rank() % int(gpus.size()));
-        if (threads == 0) threads = std::max(1, omp_get_num_procs() / std::max(1, ranks_->local_size()));
+        if (threads == 0) {
+            // OMP_NUM_THREADS, where set, is each rank's; otherwise the ranks share the cores.
+            threads = std::getenv("OMP_NUM_THREADS") ? omp_get_max_threads()
+                                                     : std::max(1, omp_get_num_procs() / std::max(1, ranks_->local_size()));
+            // Every OpenMP loop of this rank, not only the CPU backend's: with a GPU backend the
+            // host's loops (input checks, frame builds, the stream codec) would otherwise start a
+            // thread per core in every rank, several ranks to a core.
+            omp_set_num_threads(threads);
+        }
     }
     const auto select = [&] {
         try {
@@ -451,7 +459,8 @@ Backend Tool::open_backend() {
         }
     };
     Backend backend = select();
-    log_.debug("device: " + backend.describe());
+    log_.debug("device: " + backend.describe() + "; host loops: " + std::to_string(omp_get_max_threads()) +
+               " OpenMP threads");
     return backend;
 }
 
