@@ -9,6 +9,7 @@
 #include <numeric>
 
 #include "base/error.hpp"
+#include "formats/patches.hpp"
 #include "sph/eos.hpp"
 #include "sph/io/params_io.hpp"
 #include "sph/rates.hpp"
@@ -242,11 +243,31 @@ fmt::Frame make_frame(std::span<const HostState> ranks, const SphParams& params,
     frame.time = time_s;
     frame.dt = dt_s;
     write_attributes(params, frame);
-    const auto order = rows_by_id(reinterpret_cast<const std::uint64_t*>(all.fields[field::id].data()), all.count);
-    const auto rows = split_rows(reinterpret_cast<const std::uint8_t*>(all.fields[field::kind].data()), all.count,
-                                 order.data());
+    // Rank by rank (one patch per rank and group, fmt::set_patch_rows), each rank's rows in id
+    // order: the ids' order over every rank (a table, when the ids are dense), from which each
+    // rank's range takes its own slots, one thread per rank.
+    const auto* kind = reinterpret_cast<const std::uint8_t*>(all.fields[field::kind].data());
+    const auto by_id = rows_by_id(reinterpret_cast<const std::uint64_t*>(all.fields[field::id].data()), all.count);
+    std::vector<std::size_t> first(ranks.size() + 1, 0);
+    for (std::size_t r = 0; r < ranks.size(); ++r) first[r + 1] = first[r] + ranks[r].count;
+    std::vector<std::uint32_t> order(all.count);
+    std::vector<std::uint64_t> fluid_rows(ranks.size(), 0), boundary_rows(ranks.size(), 0);
+#pragma omp parallel for schedule(dynamic, 1)
+    for (std::int64_t rank = 0; rank < std::int64_t(ranks.size()); ++rank) {
+        const auto r = std::size_t(rank);
+        std::size_t at = first[r];
+        for (const std::uint32_t slot : by_id)
+            if (slot >= first[r] && slot < first[r + 1]) order[at++] = slot;
+        for (std::size_t i = first[r]; i < first[r + 1]; ++i) fluid_rows[r] += kind[i] == kFluidKind;
+        boundary_rows[r] = ranks[r].count - fluid_rows[r];
+    }
+    const auto rows = split_rows(kind, all.count, order.data());
     add_group(frame, "fluid", all, rows.fluid, params, false);
-    if (!rows.boundary.empty()) add_group(frame, "boundary", all, rows.boundary, params, true);
+    fmt::set_patch_rows(frame, "fluid", fluid_rows);
+    if (!rows.boundary.empty()) {
+        add_group(frame, "boundary", all, rows.boundary, params, true);
+        fmt::set_patch_rows(frame, "boundary", boundary_rows);
+    }
     return frame;
 }
 
