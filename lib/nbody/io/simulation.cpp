@@ -7,7 +7,6 @@
 #include <string>
 
 #include "base/error.hpp"
-#include "formats/patches.hpp"
 #include "nbody/fields.hpp"
 #include "nbody/partition.hpp"
 
@@ -168,8 +167,7 @@ fmt::Frame NbodySimulation::build_frame(std::span<const run::RankFrame> ranks, c
         parts.push_back(host_bodies(r.buffers, r.count, written_, options_));
         n += r.count;
     }
-    // (id, part, row) rank by rank (one patch per rank, fmt::set_patch_rows), each rank's bodies
-    // in id order.
+    // (id, part, row) in id order.
     struct Row {
         std::uint64_t id;
         std::uint32_t part;
@@ -177,13 +175,10 @@ fmt::Frame NbodySimulation::build_frame(std::span<const run::RankFrame> ranks, c
     };
     std::vector<Row> order;
     order.reserve(n);
-    std::vector<std::uint64_t> patch(parts.size());
-    for (std::size_t p = 0; p < parts.size(); ++p) {
+    for (std::size_t p = 0; p < parts.size(); ++p)
         for (std::size_t i = 0; i < parts[p].bodies.size(); ++i)
             order.push_back({parts[p].bodies.id[i], std::uint32_t(p), std::uint32_t(i)});
-        patch[p] = parts[p].bodies.size();
-    }
-    std::sort(order.begin(), order.end(), [](const Row& a, const Row& b) { return a.part != b.part ? a.part < b.part : a.id < b.id; });
+    std::sort(order.begin(), order.end(), [](const Row& a, const Row& b) { return a.id < b.id; });
     HostBodies all;
     all.bodies.resize(n);
     if (!parts.empty() && !parts[0].accel.empty()) all.accel.resize(n);
@@ -196,9 +191,7 @@ fmt::Frame NbodySimulation::build_frame(std::span<const run::RankFrame> ranks, c
         all.bodies.id[k] = from.bodies.id[i];
         if (!all.accel.empty()) all.accel[k] = from.accel[i];
     }
-    fmt::Frame frame = frame_of(all, capture);
-    fmt::set_patch_rows(frame, kBodiesGroup, patch);
-    return frame;
+    return frame_of(all, capture);
 }
 
 StartState scatter_start(const dist::Communicator& ranks, const std::function<StartState()>& read_on_root) {

@@ -1,7 +1,7 @@
 // The N-body model as a run::Simulation (run/simulation.hpp): nbody-run is flag parsing plus
 // run::run_simulation over this class. Frames are the "bodies" group of nbody/io/frame_io.hpp,
 // in the solver's current order (along the tree's curve; ids identify bodies; on several ranks
-// rank by rank, each rank's bodies in id order, one patch each); the diagnostics table has the columns
+// every rank's bodies in id order); the diagnostics table has the columns
 //   time, kinetic_energy, potential_energy, total_energy, energy_drift (E - E_0) / |E_0| with E_0
 //   the first row's, momentum_{x,y,z}, angular_momentum_{x,y,z} (about the origin),
 //   virial_ratio 2K/|W|, lagrangian_radius_{10,50,90} (about the centre of mass)
@@ -53,8 +53,7 @@ public:
     run::FrameCapture frame_capture() override;
     fmt::Frame build_frame(std::span<const std::span<const std::byte>> host,
                            const run::FrameCapture& capture) const override;
-    // Every rank's bodies in one frame: rank by rank, each rank's in id order, with the rows of
-    // each rank as the group's patches (fmt::set_patch_rows).
+    // Every rank's bodies in one frame, in id order.
     fmt::Frame build_frame(std::span<const run::RankFrame> ranks, const run::FrameCapture& capture) const override;
 
     Solver& solver() { return solver_; }

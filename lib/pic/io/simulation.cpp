@@ -5,7 +5,6 @@
 #include <cstring>
 
 #include "base/error.hpp"
-#include "formats/patches.hpp"
 #include "pic/tune.hpp"
 #include "run/start_frame.hpp"
 
@@ -156,12 +155,6 @@ fmt::Frame TrackingSimulation::build_frame(std::span<const run::RankFrame> ranks
         }
     }
     if (setup_.beam.beam_physics_records) add_beam_physics_records(setup_.beam, g);
-    if (ranks.size() > 1) {
-        // Rank by rank already: each rank's rows are one patch.
-        std::vector<std::uint64_t> patch;
-        for (const run::RankFrame& r : ranks) patch.push_back(r.count);
-        fmt::set_patch_rows(frame, kBeamGroup, patch);
-    }
     return frame;
 }
 

@@ -12,8 +12,7 @@
 //
 // Several ranks (setup.tracker.ranks): each rank tracks its block of the beam (scatter_start),
 // the table is the whole beam's on every rank, and frames hold every rank's rows in rank order:
-// the beam's own order, so a frame of N ranks has the rows of a frame of one (and each rank's
-// rows as one of the group's patches, fmt::set_patch_rows).
+// the beam's own order, so a frame of N ranks has the rows of a frame of one.
 #pragma once
 
 #include <cmath>

@@ -9,7 +9,6 @@
 #include <numeric>
 
 #include "base/error.hpp"
-#include "formats/patches.hpp"
 #include "sph/eos.hpp"
 #include "sph/io/params_io.hpp"
 #include "sph/rates.hpp"
@@ -243,31 +242,11 @@ fmt::Frame make_frame(std::span<const HostState> ranks, const SphParams& params,
     frame.time = time_s;
     frame.dt = dt_s;
     write_attributes(params, frame);
-    // Rank by rank (one patch per rank and group, fmt::set_patch_rows), each rank's rows in id
-    // order: the ids' order over every rank (a table, when the ids are dense), then each row to
-    // its rank's range, keeping that order.
-    const auto* kind = reinterpret_cast<const std::uint8_t*>(all.fields[field::kind].data());
-    const auto by_id = rows_by_id(reinterpret_cast<const std::uint64_t*>(all.fields[field::id].data()), all.count);
-    std::vector<std::size_t> first(ranks.size() + 1, 0);
-    for (std::size_t r = 0; r < ranks.size(); ++r) first[r + 1] = first[r] + ranks[r].count;
-    std::vector<std::uint32_t> order(all.count);
-    std::vector<std::size_t> next(first.begin(), first.end() - 1);
-    for (const std::uint32_t slot : by_id) {
-        const auto r = std::size_t(std::upper_bound(first.begin(), first.end(), std::size_t(slot)) - first.begin()) - 1;
-        order[next[r]++] = slot;
-    }
-    std::vector<std::uint64_t> fluid_rows(ranks.size(), 0), boundary_rows(ranks.size(), 0);
-    for (std::size_t r = 0; r < ranks.size(); ++r) {
-        for (std::size_t i = first[r]; i < first[r + 1]; ++i) fluid_rows[r] += kind[i] == kFluidKind;
-        boundary_rows[r] = ranks[r].count - fluid_rows[r];
-    }
-    const auto rows = split_rows(kind, all.count, order.data());
+    const auto order = rows_by_id(reinterpret_cast<const std::uint64_t*>(all.fields[field::id].data()), all.count);
+    const auto rows = split_rows(reinterpret_cast<const std::uint8_t*>(all.fields[field::kind].data()), all.count,
+                                 order.data());
     add_group(frame, "fluid", all, rows.fluid, params, false);
-    fmt::set_patch_rows(frame, "fluid", fluid_rows);
-    if (!rows.boundary.empty()) {
-        add_group(frame, "boundary", all, rows.boundary, params, true);
-        fmt::set_patch_rows(frame, "boundary", boundary_rows);
-    }
+    if (!rows.boundary.empty()) add_group(frame, "boundary", all, rows.boundary, params, true);
     return frame;
 }
 

@@ -38,10 +38,9 @@ struct HostState {
 
 // Builds the frame with every host core (the writer thread's share of the output budget).
 fmt::Frame make_frame(const HostState& state, const SphParams& params, std::int64_t step, double time_s, double dt_s);
-// The frame of several ranks' states (rank order): each group's rows rank by rank, each rank's
-// in particle-id order, with the rows of each rank recorded as the group's patches
-// (fmt::set_patch_rows); "order" is the row's slot in the ranks' arrays one after the other (a
-// restart on any rank count reads it like a one-rank frame).
+// The frame of several ranks' states (rank order): each group's rows in particle-id order, and
+// "order" the row's slot in the ranks' arrays one after the other (a restart on any rank count
+// reads it like a one-rank frame).
 fmt::Frame make_frame(std::span<const HostState> ranks, const SphParams& params, std::int64_t step, double time_s,
                       double dt_s);
 // `particles` in solver order (Solver::download()); `previous` in the same order (written

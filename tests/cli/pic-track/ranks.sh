@@ -2,8 +2,7 @@
 # pic-track on several CPU ranks (mpirun --oversubscribe, one OpenMP thread per rank): the
 # per-turn moment table of 2 and 4 ranks equals one rank's up to reordered sums
 # (compare-results, tolerances below), with exactly the same alive and lost counts; frames hold
-# the same particles in the same rows (ids, status, loss turn and element exactly), one openPMD
-# particle patch per rank; without
+# the same particles in the same rows (ids, status, loss turn and element exactly); without
 # space charge the ranks never exchange a value and the tables (tunes included, from probes
 # spread over three ranks) are bit-identical; a restart on another rank count goes on like
 # the straight run; and a rank that fails ends every rank with one line, frames kept, no hang
@@ -53,10 +52,6 @@ for np in 2 4; do
   expect_text "$np ranks: three frames" out "stream, 3 frames"
   expect_text "$np ranks: provenance" out "ranks = $np"
 done
-# HDF5 output carries the beam's position (openPMD's beam physics records): one particle patch
-# per rank, each rank's rows inside its box (h5py, tests/cli/check_patches.py).
-check "3 ranks to HDF5" 0 mpi -np 3 pic-track $beam $run -o r3.h5
-check "3 ranks: a patch per rank" 0 "${PYTHON:-/usr/bin/python3}" "$PARTIKEL_SOURCE_DIR/tests/cli/check_patches.py" r3.h5 3 beam
 
 # Without space charge nothing is summed across ranks: bit-identical tables, tune columns
 # included (8 probes over 12 particles on 4 ranks: the probes are rows of ranks 0, 1 and 2).

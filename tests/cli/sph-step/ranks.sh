@@ -3,7 +3,7 @@
 # short run the frames of 2 and 4 ranks equal one rank's up to reordered sums (compare-results,
 # tolerances below), with exactly the same particles, ids, kinds and masses; diagnostics gain an
 # imbalance column; laminar+SPS viscosity on 3 ranks; a restart on a different rank count (2 -> 3, and 4 ranks' frame on 1) goes
-# on like the straight run; one openPMD particle patch per rank and group; the snow model (Bingham, kept neighbour lists) across 3 ranks; an
+# on like the straight run; the snow model (Bingham, kept neighbour lists) across 3 ranks; an
 # interrupt stops every rank after the same step, the output kept; and
 # failures end every rank with one line, frames kept, never a hang (each mpirun under a timeout):
 # a rank that throws on its own, a runaway on any rank (agreed), a truncated start frame read by
@@ -51,15 +51,6 @@ for np in 2 4; do
   # The fluid count column (13th) is every rank's together.
   [ "$(cut -f13 r$np.tsv | tail -1)" = "$(cut -f13 one.tsv | tail -1)" ] || { echo "FAIL $np ranks: fluid count"; fail=1; }
 done
-# openPMD particle patches (h5py, tests/cli/check_patches.py): one per rank and group, written
-# by sph-step itself on 3 ranks and by particle-convert from the stream of 4 ranks, each patch
-# a contiguous range in id order with every position inside its box; one rank writes one patch.
-check "3 ranks to HDF5" 0 mpi -np 3 sph-step -i db.pks -o r3.h5 --steps 20 --every-steps 10 --device cpu
-check "3 ranks: a patch per rank" 0 "${PYTHON:-/usr/bin/python3}" "$PARTIKEL_SOURCE_DIR/tests/cli/check_patches.py" r3.h5 3 fluid boundary
-check "4 ranks' stream to HDF5" 0 particle-convert r4.pks r4.h5
-check "4 ranks: a patch per rank" 0 "${PYTHON:-/usr/bin/python3}" "$PARTIKEL_SOURCE_DIR/tests/cli/check_patches.py" r4.h5 4 fluid boundary
-check "one rank to HDF5" 0 particle-convert one.pks one.h5
-check "one rank: one patch" 0 "${PYTHON:-/usr/bin/python3}" "$PARTIKEL_SOURCE_DIR/tests/cli/check_patches.py" one.h5 1 fluid boundary
 # Fixed borders (no balancing) give the same frames too.
 check "fixed borders" 0 mpi -np 2 sph-step -i db.pks -o fixed.pks --steps 20 --every-steps 10 --balance-every 0 --device cpu
 check "fixed borders equal one rank" 0 compare-results $close fixed.pks one.pks
