@@ -1,8 +1,9 @@
-// Patches (formats/SPEC.md §1, "patches.<group>"): a group's rows as consecutive ranges, one per
-// rank that held them when a run of several ranks gathered its frame (rank 0's rows first).
-// Stored as the frame attribute "patches.<group>" (the rows of each range), which every
-// encoding carries; the openPMD writer writes one particlePatches entry per range, so a
-// parallel reader can take one rank's particles and box without reading the others'.
+// Patches (formats/SPEC.md §1, "patches.<group>"): a group's rows as consecutive ranges, stored
+// as the frame attribute "patches.<group>" (the rows of each range), which every encoding
+// carries; the openPMD writer writes one particlePatches entry per range, so that a parallel
+// reader can take one patch's particles and box without reading the others'. Partikel's
+// programs record none: a run of several ranks gathers its frames in particle-id order, like
+// one rank's, where a rank's rows are not consecutive; a frame from elsewhere may carry them.
 #pragma once
 
 #include <cstdint>
@@ -18,8 +19,8 @@ namespace partikel::fmt {
 void set_patch_rows(Frame& frame, std::string_view group, std::span<const std::uint64_t> rows);
 
 // The rows of each patch of `group`: the attribute's when it is a list of whole numbers that
-// add up to the group's count, else one patch of the whole group (a frame of one rank, or a
-// group whose rows a program has changed since).
+// add up to the group's count, else one patch of the whole group (no attribute, or a group
+// whose rows a program has changed since).
 std::vector<std::uint64_t> patch_rows(const Frame& frame, const Group& group);
 
 }  // namespace partikel::fmt

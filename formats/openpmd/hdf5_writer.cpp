@@ -334,8 +334,8 @@ private:
         return ds;
     }
 
-    // openPMD's particlePatches: one patch per range of `rows` (patch_rows: one per rank that
-    // held the rows, or one of the whole group), each with its particles' box (offset
+    // openPMD's particlePatches: one patch per range of `rows` (patch_rows: the frame's
+    // patches.<group>, or one of the whole group), each with its particles' box (offset
     // inclusive, offset + extent exclusive; NaN positions are in no box; an empty patch is
     // offset 0, extent 0).
     static void write_particle_patches(hid_t species, const Column& position, const std::vector<std::uint64_t>& rows) {
