@@ -432,25 +432,12 @@ dist::Communicator Tool::join_ranks() {
 
 Backend Tool::open_backend() {
     // Several ranks on a host: a GPU each, or a share of the cores each.
-    std::string device = options_.device;
-    int threads = options_.threads;
-    if (ranks_ && ranks_->size() > 1) {
-        const auto gpus = cuda_devices();
-        if ((device == "auto" || device == "cuda") && !gpus.empty())
-            device = "cuda:" + std::to_string(ranks_->local_rank() % int(gpus.size()));
-        if (threads == 0) {
-            // OMP_NUM_THREADS, where set, is each rank's; otherwise the ranks share the cores.
-            threads = std::getenv("OMP_NUM_THREADS") ? omp_get_max_threads()
-                                                     : std::max(1, omp_get_num_procs() / std::max(1, ranks_->local_size()));
-            // Every OpenMP loop of this rank, not only the CPU backend's: with a GPU backend the
-            // host's loops (input checks, frame builds, the stream codec) would otherwise start a
-            // thread per core in every rank, several ranks to a core.
-            omp_set_num_threads(threads);
-        }
-    }
+    const RankPlacement place = ranks_ ? place_rank(options_.device, options_.threads, ranks_->local_rank(),
+                                                    ranks_->size() > 1 ? ranks_->local_size() : 1)
+                                       : RankPlacement{options_.device, options_.threads};
     const auto select = [&] {
         try {
-            return select_backend(device, threads, &log_);
+            return select_backend(place.device, place.threads, &log_);
         } catch (const DeviceError& e) {
             // "--device cuda: no such GPU" would blame a flag nobody typed.
             const std::string message = e.what();
