@@ -9,7 +9,9 @@
 namespace partikel::dist {
 
 namespace {
-constexpr std::size_t kMaxBins = 1u << 16;
+// The histogram's bins, one block's shared tile of them (64 KiB: within what Hopper's blocks
+// may opt in to).
+constexpr std::size_t kMaxBins = 1u << 14;
 }
 
 ParticleExchange::ParticleExchange(Communicator comm, const Backend& backend, std::size_t capacity,

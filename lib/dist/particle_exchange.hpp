@@ -101,8 +101,8 @@ public:
     std::uint64_t migrated_rows() const { return migrated_rows_; }
     std::uint64_t bytes_sent() const { return bytes_sent_; }
 
-    // Particles per bin along `axis` of rows [0, n): `bins` equal bins over [lo, hi] (outside:
-    // the end bins), this rank only (the balancing's profile all-reduces it).
+    // Particles per bin along `axis` of rows [0, n): `bins` (at most 16,384) equal bins over [lo, hi]
+    // (outside: the end bins), this rank only (the balancing's profile all-reduces it).
     template <class Exec>
     std::vector<std::uint32_t> histogram(const Exec& exec, const Vec3f* positions, std::size_t n, int axis, double lo,
                                          double hi, std::size_t bins);

@@ -84,16 +84,51 @@ struct GatherValues {
     PK_DEVICE_INLINE void operator()(std::size_t k) const { out[k] = values[rows[k]]; }
 };
 
+// Particles per bin along the axis, privatised per block (shared memory on the GPU) and run-length
+// aggregated per thread: each thread counts kRowsPerThread consecutive rows, which in cell order
+// mostly share a bin, so a block adds a few runs to its tile and its non-zero bins to the global
+// counts. (One atomic per row to the same few global bins cost about 1 ms per million rows on
+// an H100: docs/PERFORMANCE.md, "Several GPUs".)
 struct CountInBins {
+    static constexpr int kThreads = 256;
+    static constexpr std::size_t kRowsPerThread = 16;
+    static constexpr std::size_t kRowsPerBlock = kThreads * kRowsPerThread;
     const Vec3f* positions;
+    std::size_t n;
     int axis;
     double lo, bins_per_m;
     std::uint32_t bins;
     std::uint32_t* counts;
-    PK_DEVICE_INLINE void operator()(std::size_t i) const {
+    PK_HD std::uint32_t bin_of(std::size_t i) const {
         const double u = (double(positions[i][axis]) - lo) * bins_per_m;
-        const std::uint32_t b = u <= 0.0 ? 0u : u >= double(bins - 1) ? bins - 1 : static_cast<std::uint32_t>(u);
-        atomic_add(&counts[b], 1u);
+        return u <= 0.0 ? 0u : u >= double(bins - 1) ? bins - 1 : static_cast<std::uint32_t>(u);
+    }
+    template <class Block> PK_HD void operator()(Block& b) const {
+        std::uint32_t* tile = b.template shared<std::uint32_t>();
+        b.threads([&](int t) {
+            for (std::uint32_t c = std::uint32_t(t); c < bins; c += kThreads) tile[c] = 0;
+        });
+        b.sync();
+        b.threads([&](int t) {
+            const std::size_t first = b.index() * kRowsPerBlock + std::size_t(t) * kRowsPerThread;
+            const std::size_t last = first + kRowsPerThread < n ? first + kRowsPerThread : n;
+            std::uint32_t bin = 0, run = 0;
+            for (std::size_t i = first; i < last; ++i) {
+                const std::uint32_t here = bin_of(i);
+                if (run > 0 && here != bin) {
+                    block_atomic_add(&tile[bin], run);
+                    run = 0;
+                }
+                bin = here;
+                ++run;
+            }
+            if (run > 0) block_atomic_add(&tile[bin], run);
+        });
+        b.sync();
+        b.threads([&](int t) {
+            for (std::uint32_t c = std::uint32_t(t); c < bins; c += kThreads)
+                if (tile[c]) atomic_add(&counts[c], tile[c]);
+        });
     }
 };
 
@@ -322,9 +357,11 @@ std::vector<std::uint32_t> ParticleExchange::histogram(const Exec& exec, const V
                          std::to_string(bins_.size()) + ")");
     exec.fill_zero(bins_.data(), bins * sizeof(std::uint32_t));
     if (n > 0 && hi > lo)
-        exec.for_each(n,
-                      kernels::CountInBins{positions, axis, lo, double(bins) / (hi - lo), std::uint32_t(bins), bins_.data()},
-                      "dist.histogram");
+        exec.for_each_block((n + kernels::CountInBins::kRowsPerBlock - 1) / kernels::CountInBins::kRowsPerBlock,
+                            bins * sizeof(std::uint32_t),
+                            kernels::CountInBins{positions, n, axis, lo, double(bins) / (hi - lo), std::uint32_t(bins),
+                                                 bins_.data()},
+                            "dist.histogram");
     std::vector<std::uint32_t> out(bins);
     exec.copy_to_host(out.data(), bins_.data(), bins * sizeof(std::uint32_t));
     return out;

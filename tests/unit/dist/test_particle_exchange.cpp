@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "base/error.hpp"
+#include "core/buffer.hpp"
 #include "core/exec_cpu.hpp"
 #include "core/fields.hpp"
 #include "dist/particle_exchange.hpp"
@@ -163,11 +164,29 @@ TEST_CASE("migration: every particle ends on its slab's rank, none lost, its fie
         std::sort(expected.begin(), expected.end());
         CHECK(all == expected);
     }
-    // The histogram of positions along x: this rank's particles, all of them in some bin.
-    const auto bins = exchange.histogram(rank.exec, rank.table.data<Vec3f>(position), rank.n, 0, 0.0, 1.0, 64);
-    std::uint64_t total = 0;
-    for (auto c : bins) total += c;
-    CHECK(total == rank.n);
+    // The histogram of positions along x, bin by bin against the host's count: runs of equal
+    // bins (rows sorted by x, as in cell order) and mixed bins, rows outside [lo, hi] in the end
+    // bins, more rows than one block counts.
+    const auto p = rank.download<Vec3f>(position, 0, rank.n);
+    auto host_histogram = [](const std::vector<Vec3f>& rows, double lo, double hi, std::size_t bins) {
+        std::vector<std::uint32_t> counts(bins, 0);
+        for (const Vec3f& q : rows) {
+            const double u = (double(q.x) - lo) * double(bins) / (hi - lo);
+            ++counts[u <= 0.0 ? 0 : u >= double(bins - 1) ? bins - 1 : std::size_t(u)];
+        }
+        return counts;
+    };
+    CHECK(exchange.histogram(rank.exec, rank.table.data<Vec3f>(position), rank.n, 0, 0.0, 1.0, 64) ==
+          host_histogram(p, 0.0, 1.0, 64));
+    std::vector<Vec3f> many(5000 + 17);
+    for (std::size_t k = 0; k < many.size(); ++k) many[k] = place(k + 1);
+    std::sort(many.begin() + 1000, many.end(), [](Vec3f a, Vec3f b) { return a.x < b.x; });
+    DeviceBuffer<Vec3f> rows(rank.cpu, many.size());
+    rows.copy_from_host(many);
+    for (const std::size_t bins : {std::size_t(1), std::size_t(7), std::size_t(4096), std::size_t(16384)})
+        CHECK(exchange.histogram(rank.exec, rows.data(), many.size(), 0, 0.1, 0.9, bins) ==
+              host_histogram(many, 0.1, 0.9, bins));
+    CHECK_THROWS_AS(exchange.histogram(rank.exec, rows.data(), many.size(), 0, 0.0, 1.0, 16385), UsageError);
 }
 
 TEST_CASE("halo: the ghosts are exactly the other ranks' particles within reach, refreshed on demand") {
