@@ -89,6 +89,8 @@ public:
     void unpack_halo(const Exec& exec, FieldArrays& table, std::size_t n, const std::uint32_t* order = nullptr);
 
     std::size_t ghosts() const { return ghosts_; }
+    // Of them, those from lower ranks: they arrive first (peers in rank order).
+    std::size_t ghosts_from_below() const { return ghosts_from_below_; }
     // Every rank's extent at the last plan_halo.
     const std::vector<Extent>& extents() const { return extents_; }
     // The largest coordinate of a ghost from a lower rank and the smallest of one from a higher
@@ -140,7 +142,7 @@ private:
     // The last exchange: rows per peer (rank order) both ways and the fields that travelled.
     std::vector<std::uint64_t> send_count_, receive_count_;
     std::vector<std::uint64_t> all_counts_;  // every rank's row of gather_counts, rank by rank
-    std::size_t send_rows_ = 0, ghosts_ = 0;
+    std::size_t send_rows_ = 0, ghosts_ = 0, ghosts_from_below_ = 0;
     std::uint64_t fields_ = 0;
     std::size_t received_rows_ = 0;
     std::vector<Extent> extents_;

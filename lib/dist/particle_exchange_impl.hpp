@@ -266,7 +266,7 @@ std::size_t ParticleExchange::plan_halo(const Exec& exec, const Vec3f* positions
     ghosts_above_ = inf;
     if (ranks == 1) {
         extents_ = {mine};
-        ghosts_ = 0;
+        ghosts_ = ghosts_from_below_ = 0;
         return 0;
     }
     extents_ = comm_.allgather(mine);
@@ -296,10 +296,11 @@ std::size_t ParticleExchange::plan_halo(const Exec& exec, const Vec3f* positions
     }
     const std::size_t row = std::size_t(ranks) + 1;
     receive_count_.assign(std::size_t(ranks), 0);
-    ghosts_ = 0;
+    ghosts_ = ghosts_from_below_ = 0;
     for (int p = 0; p < ranks; ++p) {
         receive_count_[std::size_t(p)] = all_counts_[std::size_t(p) * row + std::size_t(me)];
         ghosts_ += receive_count_[std::size_t(p)];
+        if (p < me) ghosts_from_below_ += receive_count_[std::size_t(p)];
         if (receive_count_[std::size_t(p)] == 0 || mine.empty()) continue;
         const Extent theirs = extents_[std::size_t(p)];
         if (p < me) ghosts_below_ = std::max(ghosts_below_, std::min(theirs.hi, mine.hi + reach));

@@ -62,9 +62,12 @@ struct NeighborLists {
 // grid of their own (same geometry as the owned grid). A particle whose coordinate along the
 // slab axis lies at most `below` or at least `above` (the ghosts' extents widened by the reach)
 // also walks that grid; its ghost neighbours are b = offset + j.
+// The ghosts from lower ranks (rows from below_offset, in below_grid's order) and from higher
+// ranks (from above_offset); a particle at x <= below along the axis walks the first, at
+// x >= above the second.
 struct GhostCells {
-    frnn::CellGridView grid;
-    std::uint32_t offset = 0;  // the owned particles n
+    frnn::CellGridView below_grid, above_grid;
+    std::uint32_t below_offset = 0, above_offset = 0;  // the owned particles n, n + the lower ranks' ghosts
     int axis = 0;
     float below = -__builtin_huge_valf(), above = __builtin_huge_valf();  // m
 };
@@ -108,12 +111,14 @@ template <class Interaction, bool Ghosts = false> struct NeighborPass {
             frnn::for_each_neighbor_record(grid, records, self.r, visit);
             if constexpr (Ghosts) {
                 const float x = self.r[ghosts.axis];
-                if (x <= ghosts.below || x >= ghosts.above)
-                    frnn::for_each_neighbor_record(
-                        ghosts.grid, records + ghosts.offset, self.r,
-                        [&](std::uint32_t j, Vec3f r_ab, float r2, const Vec4f& record_b) {
-                            visit(ghosts.offset + j, r_ab, r2, record_b);
-                        });
+                auto walk = [&](const frnn::CellGridView& grid_of_side, std::uint32_t offset) {
+                    frnn::for_each_neighbor_record(grid_of_side, records + offset, self.r,
+                                                   [&](std::uint32_t j, Vec3f r_ab, float r2, const Vec4f& record_b) {
+                                                       visit(offset + j, r_ab, r2, record_b);
+                                                   });
+                };
+                if (x <= ghosts.below) walk(ghosts.below_grid, ghosts.below_offset);
+                if (x >= ghosts.above) walk(ghosts.above_grid, ghosts.above_offset);
             }
             if (use == ListUse::write) lists.count[a] = found;
         }

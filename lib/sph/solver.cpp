@@ -120,8 +120,9 @@ SolverState::SolverState(const Backend& backend_, const SphParams& params_, std:
     const std::size_t rows = std::max(capacity_ / 4, std::min<std::size_t>(capacity_, std::size_t{1} << 18));
     const std::size_t buffer = std::max(fields.packed_bytes(migrating, rows), fields.packed_bytes(halo, rows));
     ranks.exchange = std::make_unique<dist::ParticleExchange>(ranks.communicator, backend_, capacity_, buffer);
-    ranks.ghost_grid = std::make_unique<frnn::CellGrid>(backend_, grid.spec(), capacity_);
+    for (auto& ghost_grid : ranks.ghost_grids) ghost_grid = std::make_unique<frnn::CellGrid>(backend_, grid.spec(), capacity_);
     ranks.ghost_positions = DeviceBuffer<Vec3f>(backend_, capacity_);
+    ranks.ghost_order = DeviceBuffer<std::uint32_t>(backend_, capacity_);
     for (int k = 0; k < 8; ++k) ranks.pass_timers.emplace_back(backend_);
 }
 
@@ -345,7 +346,8 @@ std::size_t Solver::device_bytes() const {
     std::size_t bytes = s.grid.memory_bytes() + s.workspace.size() + s.fields.device_bytes() + s.terrain_height.bytes() +
                         s.neighbor_count.bytes() + s.neighbor_index.bytes() + s.listed_position.bytes();
     if (s.distributed())
-        bytes += s.ranks.exchange->device_bytes() + s.ranks.ghost_grid->memory_bytes() + s.ranks.ghost_positions.bytes();
+        bytes += s.ranks.exchange->device_bytes() + s.ranks.ghost_grids[0]->memory_bytes() +
+                 s.ranks.ghost_grids[1]->memory_bytes() + s.ranks.ghost_positions.bytes() + s.ranks.ghost_order.bytes();
     return bytes;
 }
 

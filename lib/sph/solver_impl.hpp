@@ -88,6 +88,18 @@ struct RecordPositions {
     PK_DEVICE_INLINE void operator()(std::size_t k) const { positions[k] = records[k].xyz(); }
 };
 
+// Ghost row n + k's received record: the lower ranks' ghosts (the first `below` received) in
+// their grid's cell order, then the higher ranks' in theirs.
+struct GhostOrder {
+    const std::uint32_t* below_order;
+    const std::uint32_t* above_order;
+    std::uint32_t below;
+    std::uint32_t* order;
+    PK_DEVICE_INLINE void operator()(std::size_t k) const {
+        order[k] = k < below ? below_order[k] : below + above_order[k - below];
+    }
+};
+
 struct Remains {
     ParticleStatus status;
     PK_DEVICE_INLINE bool operator()(std::size_t a) const { return status(a) == 0; }
@@ -223,7 +235,7 @@ template <class Exec> void refresh_ghosts(const Exec& exec, SolverState& s, std:
     auto scope = s.profile.phase("halo");
     RankState& r = s.ranks;
     r.exchange->exchange_halo(exec, s.fields, fields);
-    r.exchange->unpack_halo(exec, s.fields, s.n, r.ghost_grid->sorted_to_original());
+    r.exchange->unpack_halo(exec, s.fields, s.n, r.ghost_order.data());
 }
 
 // Refresh the neighbour records from the state before a neighbour pass, unless they are current
@@ -239,24 +251,42 @@ template <class Exec> void pack_neighbor_records(const Exec& exec, SolverState& 
 }
 
 // Several ranks: the halo after a reorder that moved positions. Each rank lists its rows within
-// the reach of another rank's extent, the records travel, and the ghosts get a grid of their own
-// (the owned grid's window) and its cell order.
+// the reach of another rank's extent, the records travel, and the ghosts from lower and from
+// higher ranks each get a grid of their own (the owned grid's cells, windowed to where that
+// side's ghosts lie) and its cell order.
 template <class Exec> void build_halo(const Exec& exec, SolverState& s, dist::Extent extent) {
-    auto scope = s.profile.phase("halo");
     RankState& r = s.ranks;
     const int axis = r.slabs.axis;
-    r.ghosts = r.exchange->plan_halo(exec, s.f<Vec3f>(field::position), s.n, axis, r.reach, extent);
-    r.exchange->exchange_halo(exec, s.fields, kRecordFields);
+    {
+        auto scope = s.profile.phase("halo");
+        r.ghosts = r.exchange->plan_halo(exec, s.f<Vec3f>(field::position), s.n, axis, r.reach, extent);
+        r.exchange->exchange_halo(exec, s.fields, kRecordFields);
+    }
+    auto scope = s.profile.phase("ghost grids");
+    r.ghosts_from_below = r.exchange->ghosts_from_below();
     if (r.ghosts > 0)
         exec.for_each(r.ghosts,
                       kern::RecordPositions{
                           reinterpret_cast<const Vec4f*>(r.exchange->received(s.fields, field::record_position_mass)),
                           r.ghost_positions.data()},
                       "sph.ghost_positions");
-    r.ghost_grid->build(exec, r.ghost_positions.data(), r.ghosts);
-    r.exchange->unpack_halo(exec, s.fields, s.n, r.ghost_grid->sorted_to_original());
-    // A particle further than the reach (and a margin for rounding) from every ghost skips the
-    // ghost grid.
+    // The lower ranks' ghosts lie in [lo - reach, ghosts_below()], the higher ranks' in
+    // [ghosts_above(), hi + reach] (ParticleExchange::plan_halo); a side without ghosts gets a
+    // window of one cell layer.
+    const float below_hi = std::max(r.exchange->ghosts_below(), extent.lo - r.reach);
+    const float above_lo = std::min(r.exchange->ghosts_above(), extent.hi + r.reach);
+    r.ghost_grids[0]->set_window(axis, extent.lo - r.reach, below_hi);
+    r.ghost_grids[1]->set_window(axis, above_lo, extent.hi + r.reach);
+    r.ghost_grids[0]->build(exec, r.ghost_positions.data(), r.ghosts_from_below);
+    r.ghost_grids[1]->build(exec, r.ghost_positions.data() + r.ghosts_from_below, r.ghosts - r.ghosts_from_below);
+    if (r.ghosts > 0)
+        exec.for_each(r.ghosts,
+                      kern::GhostOrder{r.ghost_grids[0]->sorted_to_original(), r.ghost_grids[1]->sorted_to_original(),
+                                       static_cast<std::uint32_t>(r.ghosts_from_below), r.ghost_order.data()},
+                      "sph.ghost_order");
+    r.exchange->unpack_halo(exec, s.fields, s.n, r.ghost_order.data());
+    // A particle further than the reach (and a margin for rounding) from every ghost of a side
+    // skips that side's grid.
     const float margin = 1.05f * r.reach;
     r.ghosts_below = r.exchange->ghosts_below() + margin;
     r.ghosts_above = r.exchange->ghosts_above() - margin;
@@ -299,7 +329,12 @@ void neighbor_pass(const Exec& exec, SolverState& s, const Interaction& interact
     if (r.ghosts == 0) {
         exec.for_each_uneven(s.n, NeighborPass<Interaction>{s.grid.view(), records, interaction, lists, list_use}, label);
     } else {
-        const GhostCells ghosts{r.ghost_grid->view(), static_cast<std::uint32_t>(s.n), r.slabs.axis, r.ghosts_below,
+        const GhostCells ghosts{r.ghost_grids[0]->view(),
+                                r.ghost_grids[1]->view(),
+                                static_cast<std::uint32_t>(s.n),
+                                static_cast<std::uint32_t>(s.n + r.ghosts_from_below),
+                                r.slabs.axis,
+                                r.ghosts_below,
                                 r.ghosts_above};
         exec.for_each_uneven(s.n, NeighborPass<Interaction, true>{s.grid.view(), records, interaction, lists, list_use, ghosts},
                              label);
@@ -723,7 +758,6 @@ template <class Exec> void sort_by_cell(const Exec& exec, SolverState& s, bool i
         RankState& r = s.ranks;
         extent = r.exchange->extent(exec, s.f<Vec3f>(field::position), s.n, r.slabs.axis);
         s.grid.set_window(r.slabs.axis, extent.lo - r.reach, extent.hi + r.reach);
-        r.ghost_grid->set_window(r.slabs.axis, extent.lo - r.reach, extent.hi + r.reach);
     }
     {
         auto scope = s.profile.phase("grid build");

@@ -2,6 +2,8 @@
 // step, instantiated by solver_cpu.cpp and solver_cuda.cu). No backend includes.
 #pragma once
 
+#include <array>
+
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -57,9 +59,14 @@ struct RankState {
     dist::SlabDecomposition slabs;
     int balance_every = 0;
     std::unique_ptr<dist::ParticleExchange> exchange;
-    std::unique_ptr<frnn::CellGrid> ghost_grid;  // over the ghost rows, the owned grid's geometry
-    DeviceBuffer<Vec3f> ghost_positions;         // m, the ghosts' positions in arrival order
-    std::size_t ghosts = 0;                      // rows [n, n + ghosts)
+    // Over the ghosts from lower and from higher ranks, the owned grid's geometry, each windowed
+    // to its own side's ghosts: a grid over the whole slab would clear and scan every cell of it
+    // at every halo for the few layers that hold ghosts.
+    std::array<std::unique_ptr<frnn::CellGrid>, 2> ghost_grids;  // below, above
+    DeviceBuffer<Vec3f> ghost_positions;  // m, the ghosts' positions in arrival order
+    DeviceBuffer<std::uint32_t> ghost_order;  // ghost row n + k takes received record ghost_order[k]
+    std::size_t ghosts = 0;                   // rows [n, n + ghosts)
+    std::size_t ghosts_from_below = 0;        // of them, from lower ranks: rows [n, n + ghosts_from_below)
     float reach = 0.0f;                          // m, the halo's (the search radius, widened)
     float ghosts_below = 0.0f, ghosts_above = 0.0f;  // m, GhostCells' walk bounds
     std::uint64_t global_n = 0;

@@ -219,6 +219,8 @@ TEST_CASE("halo: the ghosts are exactly the other ranks' particles within reach,
         CHECK(ghost_p[k].y == place(ghost_ids[k]).y);
         CHECK(ghost_v[k] == value_of(ghost_ids[k]));
         const int owner = slabs.rank_of(ghost_p[k].x);
+        // The lower ranks' ghosts come first, all at or below ghosts_below().
+        CHECK((owner < rank.comm.rank()) == (k < exchange.ghosts_from_below()));
         if (owner < rank.comm.rank()) CHECK(ghost_p[k].x <= exchange.ghosts_below());
         else CHECK(ghost_p[k].x >= exchange.ghosts_above());
     }
