@@ -71,6 +71,7 @@ sph::Scene make_case(const std::string& name, double particles) {
 
 struct Split {
     double compute = 0, halo = 0, migration = 0, other = 0;  // s per step on this rank
+    std::string phases;  // every phase's ms per step on this rank, for the log
 };
 
 // The phases that wait for other ranks (an all-reduce inside) are not compute: a faster rank
@@ -79,10 +80,13 @@ Split split_of(const PhaseProfile& profile, int steps) {
     Split s;
     for (const auto& e : profile.entries()) {
         const double per_step = e.total_seconds / steps;
-        if (e.name == "halo") s.halo += per_step;
+        if (e.name == "halo" || e.name == "ghost grids") s.halo += per_step;
         else if (e.name == "migrate") s.migration += per_step;
         else if (e.name == "balance" || e.name == "dt reduce" || e.name == "check") s.other += per_step;
         else s.compute += per_step;
+        char item[96];
+        std::snprintf(item, sizeof item, "%s%s %.3f", s.phases.empty() ? "" : ", ", e.name.c_str(), 1e3 * per_step);
+        s.phases += item;
     }
     return s;
 }
@@ -172,6 +176,7 @@ int main(int argc, char** argv) {
                     compute_max = std::max(compute_max, c);
                 }
                 const double halo = ranks.allreduce(split.halo, dist::ReduceOp::min);
+                const auto phases = ranks.allgatherv(std::as_bytes(std::span<const char>(split.phases)));
                 const double migration = ranks.allreduce(split.migration, dist::ReduceOp::min);
                 // Output: frames through run::FrameOutput (gathered on rank 0), as sph-step writes them.
                 double output_s = 0.0;
@@ -209,6 +214,9 @@ int main(int argc, char** argv) {
                             "imbalance %.3f ms, reductions and balancing %.3f ms; output %+.3f ms/step\n",
                             1e3 * compute_mean, 1e3 * compute_max, 1e3 * halo, 1e3 * migration,
                             1e3 * (compute_max - compute_mean), 1e3 * split.other, 1e3 * output_s);
+                for (std::size_t q = 0; q < phases.size(); ++q)
+                    std::printf("  rank %zu phases, ms/step (synchronised per phase): %.*s\n", q,
+                                int(phases[q].size()), reinterpret_cast<const char*>(phases[q].data()));
                 if (output_every > 0)
                     std::printf("  output stages on rank 0, per frame: device copy wait %.1f ms, gather %.1f ms, "
                                 "build %.1f ms, compress and write %.1f ms\n",

@@ -29,6 +29,7 @@ ParticleExchange::ParticleExchange(Communicator comm, const Backend& backend, st
       destination_(backend, comm_.size() > 1 ? capacity : 0),
       counts_(backend, std::size_t(comm_.size()) + 1),
       extent_(backend, 1),
+      ranges_(backend, std::size_t(comm_.size())),
       borders_(backend, std::size_t(comm_.size()) + 1),
       bins_(backend, kMaxBins),
       send_(backend, comm_.size() > 1 ? buffer_bytes : 0),

@@ -113,7 +113,11 @@ public:
     std::size_t device_bytes() const;
 
 private:
-    template <class Exec> std::size_t list_rows(const Exec& exec, std::size_t n, std::size_t at);
+    // The flagged entries of flags_[0, n) into list[0, room) (entry k stands for row k, or for
+    // rows[k]), in entry order; returns how many were flagged (those past room are not written).
+    template <class Exec>
+    std::size_t list_rows(const Exec& exec, std::size_t n, const std::uint32_t* rows, std::uint32_t* list,
+                          std::size_t room);
     template <class Exec> void send_and_receive(const Exec& exec, const FieldArrays& table, std::uint64_t fields,
                                                 std::size_t send_rows, std::size_t receive_rows);
     void check_buffers(const FieldArrays& table, std::uint64_t fields, const char* what) const;
@@ -132,9 +136,10 @@ private:
     std::size_t buffer_bytes_;
     Workspace workspace_;
     DeviceBuffer<std::uint32_t> flags_, offsets_, rows_;  // per row; rows_: the send lists, per peer in turn
-    DeviceBuffer<std::uint32_t> destination_;             // per row (migration)
+    DeviceBuffer<std::uint32_t> destination_;             // per row (migration; the halo's candidates)
     DeviceBuffer<std::uint32_t> counts_;                  // per rank, then one: a list's length
     DeviceBuffer<Extent> extent_;
+    DeviceBuffer<Extent> ranges_;  // per rank: the rows it wants as ghosts (plan_halo)
     DeviceBuffer<double> borders_;
     DeviceBuffer<std::uint32_t> bins_;
     DeviceBuffer<std::byte> send_, receive_;

@@ -27,30 +27,52 @@ struct ExtentOf {
     }
 };
 
-// 1 for rows with lo <= x <= hi along the axis.
+// Entry k of a listing: row k, or rows[k] when listing from a list of rows.
+PK_DEVICE_INLINE std::uint32_t row_at(const std::uint32_t* rows, std::size_t k) {
+    return rows ? rows[k] : static_cast<std::uint32_t>(k);
+}
+
+// 1 for entries whose row has lo <= x <= hi along the axis.
 struct FlagInRange {
     const Vec3f* positions;
+    const std::uint32_t* rows;
     int axis;
     float lo, hi;
     std::uint32_t* flags;
-    PK_DEVICE_INLINE void operator()(std::size_t i) const {
-        const float x = positions[i][axis];
-        flags[i] = x >= lo && x <= hi ? 1u : 0u;
+    PK_DEVICE_INLINE void operator()(std::size_t k) const {
+        const float x = positions[row_at(rows, k)][axis];
+        flags[k] = x >= lo && x <= hi ? 1u : 0u;
     }
 };
 
-// The flagged rows, in row order, into list[0 ..) (those past `room` are counted, not written);
-// the last row writes the total.
+// 1 for rows within any of `count` ranges [lo, hi] along the axis (empty ranges match nothing).
+struct FlagInAnyRange {
+    const Vec3f* positions;
+    int axis;
+    const Extent* ranges;
+    int count;
+    std::uint32_t* flags;
+    PK_DEVICE_INLINE void operator()(std::size_t i) const {
+        const float x = positions[i][axis];
+        std::uint32_t in = 0;
+        for (int q = 0; q < count; ++q) in |= x >= ranges[q].lo && x <= ranges[q].hi ? 1u : 0u;
+        flags[i] = in;
+    }
+};
+
+// The flagged entries' rows, in entry order, into list[0 ..) (those past `room` are counted, not
+// written); the last entry writes the total.
 struct ListFlagged {
     const std::uint32_t* flags;
     const std::uint32_t* offsets;
+    const std::uint32_t* rows;
     std::uint32_t* list;
     std::size_t room;
     std::uint32_t* total;
     std::size_t n;
-    PK_DEVICE_INLINE void operator()(std::size_t i) const {
-        if (i + 1 == n) *total = offsets[i] + flags[i];
-        if (flags[i] && offsets[i] < room) list[offsets[i]] = static_cast<std::uint32_t>(i);
+    PK_DEVICE_INLINE void operator()(std::size_t k) const {
+        if (k + 1 == n) *total = offsets[k] + flags[k];
+        if (flags[k] && offsets[k] < room) list[offsets[k]] = row_at(rows, k);
     }
 };
 
@@ -139,13 +161,12 @@ template <class Exec> std::size_t exchange_scratch_bytes(const Exec& exec, std::
                     exec.template reduce_scratch_bytes<Extent, CombineOp>(capacity));
 }
 
-template <class Exec> std::size_t ParticleExchange::list_rows(const Exec& exec, std::size_t n, std::size_t at) {
+template <class Exec>
+std::size_t ParticleExchange::list_rows(const Exec& exec, std::size_t n, const std::uint32_t* rows, std::uint32_t* list,
+                                        std::size_t room) {
     if (n == 0) return 0;
     exec.exclusive_sum(workspace_, flags_.data(), offsets_.data(), n);
-    const std::size_t room = rows_.size() > at ? rows_.size() - at : 0;
-    exec.for_each(n,
-                  kernels::ListFlagged{flags_.data(), offsets_.data(), rows_.data() + std::min(at, rows_.size()), room,
-                                       counts_.data() + comm_.size(), n},
+    exec.for_each(n, kernels::ListFlagged{flags_.data(), offsets_.data(), rows, list, room, counts_.data() + comm_.size(), n},
                   "dist.list");
     return exec.read_value(counts_.data() + comm_.size());
 }
@@ -165,7 +186,7 @@ std::size_t ParticleExchange::migrate(const Exec& exec, FieldArrays& table, cons
                       kernels::Destinations{positions, slabs.axis, borders_.data(), ranks, std::uint32_t(me),
                                             destination_.data(), flags_.data()},
                       "dist.destinations");
-        leaving = list_rows(exec, n, 0);
+        leaving = list_rows(exec, n, nullptr, rows_.data(), rows_.size());
     }
     const std::size_t listed = std::min(leaving, rows_.size());
     holes_.resize(listed);
@@ -270,15 +291,38 @@ std::size_t ParticleExchange::plan_halo(const Exec& exec, const Vec3f* positions
         return 0;
     }
     extents_ = comm_.allgather(mine);
-    send_count_.assign(std::size_t(ranks), 0);
-    std::size_t at = 0;
+    // The ranges of the ranks within reach (every other rank's extent widened by the reach).
+    std::vector<Extent> wanted(std::size_t(ranks), Extent::identity());
+    int peers = 0;
     for (int q = 0; q < ranks; ++q) {
         const Extent theirs = extents_[std::size_t(q)];
         if (q == me || theirs.empty() || mine.empty()) continue;
-        const float lo = theirs.lo - reach, hi = theirs.hi + reach;
-        if (mine.hi < lo || mine.lo > hi) continue;
-        exec.for_each(n, kernels::FlagInRange{positions, axis, lo, hi, flags_.data()}, "dist.halo_flag");
-        send_count_[std::size_t(q)] = list_rows(exec, n, at);
+        const Extent range{theirs.lo - reach, theirs.hi + reach};
+        if (mine.hi < range.lo || mine.lo > range.hi) continue;
+        wanted[std::size_t(q)] = range;
+        ++peers;
+    }
+    // With several peers (a slab between two others), one pass over the rows lists those any
+    // peer wants (a few layers at each face), and each peer's list is cut from these candidates:
+    // the rows are passed over once, not once per peer.
+    const std::uint32_t* candidates = nullptr;
+    std::size_t entries = n;
+    if (peers > 1 && n > 0) {
+        ranges_.copy_from_host(wanted);
+        exec.for_each(n, kernels::FlagInAnyRange{positions, axis, ranges_.data(), ranks, flags_.data()},
+                      "dist.halo_candidates");
+        entries = list_rows(exec, n, nullptr, destination_.data(), destination_.size());
+        candidates = destination_.data();
+    }
+    send_count_.assign(std::size_t(ranks), 0);
+    std::size_t at = 0;
+    for (int q = 0; q < ranks; ++q) {
+        const Extent range = wanted[std::size_t(q)];
+        if (range.empty() || entries == 0) continue;
+        exec.for_each(entries, kernels::FlagInRange{positions, candidates, axis, range.lo, range.hi, flags_.data()},
+                      "dist.halo_flag");
+        send_count_[std::size_t(q)] = list_rows(exec, entries, candidates, rows_.data() + std::min(at, rows_.size()),
+                                                rows_.size() > at ? rows_.size() - at : 0);
         at += send_count_[std::size_t(q)];
     }
     send_rows_ = at;
