@@ -95,11 +95,35 @@ SlabDecomposition balance(const SlabDecomposition& now, const CostProfile& profi
         const double f = in_bin > 0.0 ? (target - prefix[b]) / in_bin : 0.5;
         return profile.lo + (double(b) + std::clamp(f, 0.0, 1.0)) * width;
     };
+    // The count profile's prefix: particles below x (whole bins, split linearly within one),
+    // and its inverse.
+    const bool counted = profile.count.size() == bins;
+    std::vector<double> counts(bins + 1, 0.0);
+    if (counted)
+        for (std::size_t b = 0; b < bins; ++b) counts[b + 1] = counts[b] + std::max(0.0, profile.count[b]);
+    auto count_below = [&](double x) {
+        const double u = std::clamp((x - profile.lo) / width, 0.0, double(bins));
+        const std::size_t b = std::min(bins - 1, std::size_t(u));
+        return counts[b] + (u - double(b)) * (counts[b + 1] - counts[b]);
+    };
+    auto position_of_count = [&](double target) {
+        const auto it = std::lower_bound(counts.begin() + 1, counts.end(), target);
+        const std::size_t b = std::min(bins - 1, std::size_t(it - counts.begin()) - 1);
+        const double in_bin = counts[b + 1] - counts[b];
+        const double f = in_bin > 0.0 ? (target - counts[b]) / in_bin : 0.0;
+        return profile.lo + (double(b) + std::clamp(f, 0.0, 1.0)) * width;
+    };
     SlabDecomposition next = now;
     for (int r = 1; r < ranks; ++r) {
         const double balanced = position_of(total * double(r) / double(ranks));
         const double old = now.borders[std::size_t(r)];
-        next.borders[std::size_t(r)] = std::isfinite(old) ? old + limits.damping * (balanced - old) : balanced;
+        double border = std::isfinite(old) ? old + limits.damping * (balanced - old) : balanced;
+        if (std::isfinite(old) && counted && limits.max_crossing > 0.0) {
+            const double at_old = count_below(old);
+            if (std::abs(count_below(border) - at_old) > limits.max_crossing)
+                border = position_of_count(border > old ? at_old + limits.max_crossing : at_old - limits.max_crossing);
+        }
+        next.borders[std::size_t(r)] = border;
     }
     // At least min_width apart, and from the ends: left to right, then right to left.
     const double w = limits.min_width;
@@ -116,14 +140,7 @@ SlabDecomposition balance(const SlabDecomposition& now, const CostProfile& profi
         if (gap < w * (1.0 - 1e-9)) return now;  // the domain is too small for the widths: stay
     }
     // The predicted particles per slab (whole bins, split linearly at the borders).
-    if (limits.max_particles > 0.0 && profile.count.size() == bins) {
-        std::vector<double> counts(bins + 1, 0.0);
-        for (std::size_t b = 0; b < bins; ++b) counts[b + 1] = counts[b] + profile.count[b];
-        auto count_below = [&](double x) {
-            const double u = std::clamp((x - profile.lo) / width, 0.0, double(bins));
-            const std::size_t b = std::min(bins - 1, std::size_t(u));
-            return counts[b] + (u - double(b)) * profile.count[b];
-        };
+    if (limits.max_particles > 0.0 && counted) {
         for (int r = 0; r < ranks; ++r) {
             const double a = r == 0 ? 0.0 : count_below(next.borders[std::size_t(r)]);
             const double b = r == ranks - 1 ? counts.back() : count_below(next.borders[std::size_t(r) + 1]);

@@ -56,11 +56,15 @@ struct BalanceLimits {
     double damping = 0.5;          // the share of the way to the balanced borders taken per move
     double min_width = 0.0;        // m, the halo reach: no slab gets thinner
     double max_particles = 0.0;    // per rank (the capacity, less a margin); 0: no limit
+    double max_crossing = 0.0;     // particles crossing one border per move (the migration's
+                                   // buffers: a rank sends and receives over two); 0: no limit
 };
 
 // Borders that give every rank the same predicted cost, moved `damping` of the way from
-// `now`, kept `min_width` apart (and from the profile's ends) and, where the count profile says
-// a slab would hold more than max_particles, not moved at all.
+// `now`, each stopped where max_crossing particles of the count profile lie between its old
+// and new place (a strongly uneven start then balances over several moves, each migration
+// within its buffers), kept `min_width` apart (and from the profile's ends) and, where the
+// count profile says a slab would hold more than max_particles, not moved at all.
 SlabDecomposition balance(const SlabDecomposition& now, const CostProfile& profile, const BalanceLimits& limits);
 
 }  // namespace partikel::dist

@@ -120,6 +120,7 @@ SolverState::SolverState(const Backend& backend_, const SphParams& params_, std:
     const std::size_t rows = std::max(capacity_ / 4, std::min<std::size_t>(capacity_, std::size_t{1} << 18));
     const std::size_t buffer = std::max(fields.packed_bytes(migrating, rows), fields.packed_bytes(halo, rows));
     ranks.exchange = std::make_unique<dist::ParticleExchange>(ranks.communicator, backend_, capacity_, buffer);
+    ranks.migration_rows = rows;
     for (auto& ghost_grid : ranks.ghost_grids) ghost_grid = std::make_unique<frnn::CellGrid>(backend_, grid.spec(), capacity_);
     ranks.ghost_positions = DeviceBuffer<Vec3f>(backend_, capacity_);
     ranks.ghost_order = DeviceBuffer<std::uint32_t>(backend_, capacity_);

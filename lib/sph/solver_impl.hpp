@@ -736,7 +736,8 @@ template <class Exec> void balance(const Exec& exec, SolverState& s) {
         const dist::CostProfile cost{lo, hi, {profile.begin(), profile.begin() + kBins},
                                      {profile.begin() + kBins, profile.end()}};
         // Room for the ghosts: a quarter of the rows.
-        r.slabs = dist::balance(r.slabs, cost, {0.5, r.reach, 0.75 * double(s.capacity)});
+        // Half a migration's rows across each border: a rank sends and receives over two.
+        r.slabs = dist::balance(r.slabs, cost, {0.5, r.reach, 0.75 * double(s.capacity), 0.5 * double(r.migration_rows)});
     }
     r.compute_s = 0.0;
     r.measured_steps = 0;

@@ -68,6 +68,7 @@ struct RankState {
     std::size_t ghosts = 0;                   // rows [n, n + ghosts)
     std::size_t ghosts_from_below = 0;        // of them, from lower ranks: rows [n, n + ghosts_from_below)
     float reach = 0.0f;                          // m, the halo's (the search radius, widened)
+    std::size_t migration_rows = 0;              // rows one migration's buffers hold
     float ghosts_below = 0.0f, ghosts_above = 0.0f;  // m, GhostCells' walk bounds
     std::uint64_t global_n = 0;
     // Compute time (the neighbour passes, on the device) since the last balance, and the

@@ -131,6 +131,18 @@ TEST_CASE("balance: borders move toward equal cost, damped, apart, within the co
     CHECK(dist::balance(now, p, {1.0, 0.4, 0.0}).borders[1] == doctest::Approx(0.4));
     // A slab would hold 750 of 1000 particles: more than 600 allowed, so the borders stay.
     CHECK(dist::balance(now, p, {1.0, 0.0, 600.0}).borders[1] == doctest::Approx(0.5));
+    // At most 100 particles (10 a bin) may cross the border in one move: it stops 0.1 below 0.5
+    // instead of going to 0.25, and reaches 0.25 over further moves, none moving more than 100.
+    dist::SlabDecomposition moving = now;
+    CHECK(dist::balance(moving, p, {1.0, 0.0, 0.0, 100.0}).borders[1] == doctest::Approx(0.4));
+    for (int move = 0; move < 4; ++move) {
+        const double before = moving.borders[1];
+        moving = dist::balance(moving, p, {1.0, 0.0, 0.0, 100.0});
+        CHECK((before - moving.borders[1]) * 1000.0 <= doctest::Approx(100.0));
+    }
+    CHECK(moving.borders[1] == doctest::Approx(0.25));
+    // The cap does not hold a border back that moves less.
+    CHECK(dist::balance(now, p, {0.5, 0.0, 0.0, 500.0}).borders[1] == doctest::Approx(0.375));
     // Four ranks, cost rising linearly: equal areas under the ramp (borders at sqrt(k/4)).
     for (int b = 0; b < 100; ++b) p.cost[std::size_t(b)] = b + 0.5;
     const auto four = dist::balance(uniform_slabs(4), p, {1.0, 0.0, 0.0});
