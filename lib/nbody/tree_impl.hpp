@@ -207,19 +207,24 @@ PK_DEVICE_INLINE float rounded_square_sum(float dx, float dy, float dz) {
 }
 
 // Whether any thread of a block of one warp says yes: a warp vote on the GPU; on the CPU, where
-// one thread runs the block's threads one after the other, their answers ORed. Every thread
-// gets the same answer, so the block's control flow stays uniform. (A block collective like
-// this would sit well beside PerThread in core/exec.hpp.)
+// one thread runs the block's threads one after the other, their answers ORed without a branch
+// (a SIMD reduction over the block). Every thread gets the same answer, so the block's control
+// flow stays uniform. (A block collective like this would sit well beside PerThread in
+// core/exec.hpp.)
 template <class Block, class Predicate> PK_DEVICE_INLINE bool any_thread(Block& b, Predicate predicate) {
     static_assert(Block::kThreads == 32, "any_thread: the block is one warp");
-    bool any = false;
-    b.threads([&](int t) { any = any || predicate(t); });
+    unsigned any = 0;
+    b.threads([&](int t) { any |= unsigned(predicate(t)); });
 #if defined(__CUDA_ARCH__)
     any = __any_sync(0xffffffffu, any);
 #endif
-    return any;
+    return any != 0;
 }
 
+// The walk of one group. Every value a body keeps is a PerThread of its own (x, y, z, a_x, ...):
+// registers on the GPU, and on the CPU arrays over the group's 32 bodies, so that each
+// b.threads below is a loop over contiguous floats that the compiler turns into SIMD code (a
+// cell or a source body broadcast against the group's bodies).
 template <bool WithPotential, bool Quadrupole> struct TreeWalkGroups {
     static constexpr int kThreads = kGroupSize;
     TreeView tree;
@@ -236,55 +241,72 @@ template <bool WithPotential, bool Quadrupole> struct TreeWalkGroups {
     std::uint32_t* cell_interactions;
     std::uint32_t* body_interactions;
 
-    // The opening test of one body: the cell may be used whole for it (l/d < theta, and for
-    // theta > 1/sqrt(3) the body outside the cell's cube, with a relative margin for rounding;
-    // for smaller theta the distance test already implies that: d > sqrt(3) l).
-    PK_DEVICE_INLINE bool far_enough(Vec4f body, Vec4f com, float half, std::uint32_t k) const {
-        const float dx = body.x - com.x, dy = body.y - com.y, dz = body.z - com.z;
-        bool far = rounded_square_sum(dx, dy, dz) > half * half * open_factor;
-        if (far && guard) {
-            const Vec4f cube = tree.cube[k];
-            const float reach = 1.0001f * cube.w;
-            far = fabsf(body.x - cube.x) > reach || fabsf(body.y - cube.y) > reach || fabsf(body.z - cube.z) > reach;
-        }
-        return far;
-    }
-
-    template <class Block> PK_HD void operator()(Block& b) const {
+    template <class Block> PK_HD PK_CPU_SIMD_CLONES void operator()(Block& b) const {
         const std::uint32_t g = group_offset + static_cast<std::uint32_t>(b.index());
         if (first_group && g < *first_group) return;
         const std::uint32_t first = target_begin + g * kGroupSize;
         const std::uint32_t count =
             target_end - first < std::uint32_t(kGroupSize) ? target_end - first : std::uint32_t(kGroupSize);
-        PerThread<Vec4f, Block> self(b);
-        PerThread<Vec3f, Block> a(b);
-        PerThread<float, Block> phi(b);
+        PerThread<float, Block> x(b), y(b), z(b), ax(b), ay(b), az(b), phi(b);
         b.threads([&](int t) {
             // Lanes past the last body repeat it and write nothing.
-            self[t] = bodies[first + (std::uint32_t(t) < count ? std::uint32_t(t) : count - 1)];
-            a[t] = Vec3f{0.0f, 0.0f, 0.0f};
+            const Vec4f self = bodies[first + (std::uint32_t(t) < count ? std::uint32_t(t) : count - 1)];
+            x[t] = self.x;
+            y[t] = self.y;
+            z[t] = self.z;
+            ax[t] = 0.0f;
+            ay[t] = 0.0f;
+            az[t] = 0.0f;
             phi[t] = 0.0f;
         });
+        // One interaction of every body of the group: add(body, a, phi).
+        auto interact = [&](auto add) {
+            b.threads([&](int t) {
+                Vec3f a{ax[t], ay[t], az[t]};
+                float p = phi[t];
+                add(Vec4f{x[t], y[t], z[t], 0.0f}, t, a, p);
+                ax[t] = a.x;
+                ay[t] = a.y;
+                az[t] = a.z;
+                phi[t] = p;
+            });
+        };
         std::uint32_t cells = 0, pairs = 0;
         std::uint32_t k = 0;
         while (k < tree.node_count) {
             const NodeLinks node = tree.links[k];
             const Vec4f com = tree.com_mass[k];
-            // The cell is used whole only when it is far enough for every body of the group.
-            if (!any_thread(b, [&](int t) { return !far_enough(self[t], com, node.half, k); })) {
+            // The opening test of every body: the cell may be used whole for it when l/d < theta
+            // (d^2 > h^2 (2/theta)^2), and for theta > 1/sqrt(3) when the body is also outside
+            // the cell's cube, with a relative margin for rounding (for smaller theta the
+            // distance test implies that: d > sqrt(3) l). The group uses the cell whole only if
+            // every body may: no body is near by distance, nor (guard) inside the cube.
+            const float limit = node.half * node.half * open_factor;
+            bool open = any_thread(b, [&](int t) {
+                return !(rounded_square_sum(x[t] - com.x, y[t] - com.y, z[t] - com.z) > limit);
+            });
+            if (!open && guard) {
+                const Vec4f cube = tree.cube[k];
+                const float reach = 1.0001f * cube.w;
+                open = any_thread(b, [&](int t) {
+                    return !((fabsf(x[t] - cube.x) > reach) | (fabsf(y[t] - cube.y) > reach) | (fabsf(z[t] - cube.z) > reach));
+                });
+            }
+            if (!open) {
                 const Vec4f q = Quadrupole ? tree.quad[k] : Vec4f{0.0f, 0.0f, 0.0f, 0.0f};
                 const float qyz = Quadrupole ? tree.quad_yz[k] : 0.0f;
-                b.threads([&](int t) { add_cell<WithPotential, Quadrupole>(self[t], com, q, qyz, eps2, a[t], phi[t]); });
+                interact([&](Vec4f self, int, Vec3f& a, float& p) { add_cell<WithPotential, Quadrupole>(self, com, q, qyz, eps2, a, p); });
                 ++cells;
                 k = node.next;
             } else if (node.leaf()) {
-                const Vec4f* leaf_begin = bodies + node.begin;
-                const Vec4f* leaf_end = bodies + node.end();
-                b.threads([&](int t) {
-                    const Vec4f* me = bodies + first + std::uint32_t(t);
-                    for (const Vec4f* q = leaf_begin; q != leaf_end; ++q)
-                        add_point_mass<WithPotential, float>(self[t], *q, eps2, a[t], phi[t], q == me);
-                });
+                // Source by source, each against the whole group: every body sums its sources
+                // in the leaf's order, as a loop over the sources per body would.
+                for (std::uint32_t j = node.begin; j < node.end(); ++j) {
+                    const Vec4f source = bodies[j];
+                    interact([&](Vec4f self, int t, Vec3f& a, float& p) {
+                        add_point_mass<WithPotential, float>(self, source, eps2, a, p, j == first + std::uint32_t(t));
+                    });
+                }
                 pairs += node.end() - node.begin;
                 k = node.next;
             } else {
@@ -293,7 +315,7 @@ template <bool WithPotential, bool Quadrupole> struct TreeWalkGroups {
         }
         b.threads([&](int t) {
             if (std::uint32_t(t) < count)
-                out[first - target_begin + std::uint32_t(t)] = Vec4f{G * a[t].x, G * a[t].y, G * a[t].z, WithPotential ? G * phi[t] : 0.0f};
+                out[first - target_begin + std::uint32_t(t)] = Vec4f{G * ax[t], G * ay[t], G * az[t], WithPotential ? G * phi[t] : 0.0f};
             if (t == 0 && cell_interactions) cell_interactions[g] = cells * count;
             if (t == 0 && body_interactions) body_interactions[g] = pairs * count;
         });

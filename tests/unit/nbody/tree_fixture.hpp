@@ -166,6 +166,87 @@ inline std::uint64_t per_body_interactions(const HostTree& h, float theta) {
     return count;
 }
 
+// The group walk of tree_impl.hpp written out plainly, body by body, in the kernel's float
+// operations: groups of kGroupSize consecutive bodies; at node k each body's test
+// (dx^2 + dy^2 + dz^2 > h^2 (2/theta)^2, and for theta > 1/sqrt(3) the body outside the cell's
+// cube widened by 1.0001); the cell used whole when every body of the group passes, a leaf
+// otherwise summed body by body, any other cell opened. Every body sums its interactions in the
+// walk's order. Also counts the group's cells and pairs as the kernel does (per body), and
+// gives per body the sum of the magnitudes of its terms, the scale of its rounding.
+struct GroupWalkReference {
+    std::vector<Vec4f> accel;
+    std::vector<double> magnitude;
+    std::uint64_t cells = 0, pairs = 0;
+};
+
+inline GroupWalkReference group_walk_reference(const HostTree& h, const WalkOptions& o) {
+    const std::size_t n = h.bodies.size();
+    const float eps2 = softening2(o.softening);
+    const float open_factor = (2.0f / o.theta) * (2.0f / o.theta);
+    const bool guard = o.theta * o.theta > 1.0f / 3.0f;
+    GroupWalkReference r;
+    r.accel.resize(n);
+    r.magnitude.assign(n, 0.0);
+    auto add = [&](std::size_t i, Vec3f& a, float& phi, auto term) {
+        Vec3f d{0.0f, 0.0f, 0.0f};
+        float p = 0.0f;
+        term(d, p);
+        r.magnitude[i] += std::sqrt(double(d.x) * d.x + double(d.y) * d.y + double(d.z) * d.z);
+        term(a, phi);
+    };
+    for (std::size_t first = 0; first < n; first += kGroupSize) {
+        const std::size_t end = std::min(n, first + kGroupSize);
+        std::vector<Vec3f> a(end - first, Vec3f{0.0f, 0.0f, 0.0f});
+        std::vector<float> phi(end - first, 0.0f);
+        std::uint32_t k = 0;
+        while (k < h.links.size()) {
+            const NodeLinks& node = h.links[k];
+            const Vec4f com = h.com[k];
+            bool whole = true;
+            for (std::size_t i = first; i < end; ++i) {
+                const Vec4f b = h.bodies[i];
+                const float dx = b.x - com.x, dy = b.y - com.y, dz = b.z - com.z;
+                bool far = dx * dx + dy * dy + dz * dz > node.half * node.half * open_factor;
+                const float reach = 1.0001f * h.cube[k].w;
+                if (guard)
+                    far = far && (std::fabs(b.x - h.cube[k].x) > reach || std::fabs(b.y - h.cube[k].y) > reach ||
+                                  std::fabs(b.z - h.cube[k].z) > reach);
+                whole = whole && far;
+            }
+            if (whole) {
+                const Vec4f q = o.quadrupole ? h.quad[k] : Vec4f{0.0f, 0.0f, 0.0f, 0.0f};
+                const float qyz = o.quadrupole ? h.qyz[k] : 0.0f;
+                for (std::size_t i = first; i < end; ++i)
+                    add(i, a[i - first], phi[i - first], [&](Vec3f& acc, float& p) {
+                        if (o.potential) {
+                            if (o.quadrupole) add_cell<true, true>(h.bodies[i], com, q, qyz, eps2, acc, p);
+                            else add_cell<true, false>(h.bodies[i], com, q, qyz, eps2, acc, p);
+                        } else {
+                            if (o.quadrupole) add_cell<false, true>(h.bodies[i], com, q, qyz, eps2, acc, p);
+                            else add_cell<false, false>(h.bodies[i], com, q, qyz, eps2, acc, p);
+                        }
+                    });
+                r.cells += end - first;
+                k = node.next;
+            } else if (node.leaf()) {
+                for (std::size_t i = first; i < end; ++i)
+                    for (std::uint32_t j = node.begin; j < node.end(); ++j)
+                        add(i, a[i - first], phi[i - first], [&](Vec3f& acc, float& p) {
+                            if (o.potential) add_point_mass<true, float>(h.bodies[i], h.bodies[j], eps2, acc, p, j == i);
+                            else add_point_mass<false, float>(h.bodies[i], h.bodies[j], eps2, acc, p, j == i);
+                        });
+                r.pairs += (end - first) * (node.end() - node.begin);
+                k = node.next;
+            } else {
+                ++k;
+            }
+        }
+        for (std::size_t i = first; i < end; ++i)
+            r.accel[i] = Vec4f{a[i - first].x, a[i - first].y, a[i - first].z, o.potential ? phi[i - first] : 0.0f};
+    }
+    return r;
+}
+
 // Positions: uniform in the unit cube, or a Plummer-like cluster (r ~ 1/sqrt(u^-2/3 - 1)).
 inline std::vector<Vec3d> uniform_cube(std::size_t n, std::uint64_t seed) {
     std::vector<Vec3d> x(n);
