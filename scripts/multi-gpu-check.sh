@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # On the 4-GPU machine (nvidia-h100-x4 or nvidia-h200-x4; docs/PERFORMANCE.md, "Several GPUs"):
-# build for sm_90 with MPI and NCCL, run the tests labelled mpi (CPU ranks, and the gpu+mpi
+# build for sm_90 with MPI and NCCL, run (part gpu) the tests labelled gpu on one GPU each and
+# (part tests) the tests labelled mpi (CPU ranks, and the gpu+mpi
 # comparisons of 2 GPUs with 1), then bench_dist under mpirun: strong scaling 1 -> 2 -> 4 GPUs
 # at 16M and 64M particles, weak scaling at 16M per GPU, and the dam break's imbalance without
 # and with balancing; (part nbody) bench_nbody's N-body across 1, 2, 4 GPUs: the tree at
@@ -11,11 +12,11 @@
 # GPUs and a 100-frame sequence rendered by splat-render frame-parallel on 1 and 4 GPUs, once
 # per EXR codec (--sequence-compression: zip, the default, is the host's zlib work; none shows
 # the GPUs' pace) (docs/RENDER.md, "Across GPUs"). Logs under $OUT (machine.txt, configure/build logs,
-# mpi-tests.log, bench.txt, dist.jsonl, table.txt, nbody.txt, nbody.jsonl, nbody-table.txt,
+# gpu-tests.log, mpi-tests.log, bench.txt, dist.jsonl, table.txt, nbody.txt, nbody.jsonl, nbody-table.txt,
 # pic.txt, pic.jsonl, pic-table.txt, render.txt, render.jsonl, render-table.txt); the tables
 # come last on stdout.
 #
-#   scripts/multi-gpu-check.sh [--parts tests,strong,weak,balance,nbody,pic,render] [--steps N]
+#   scripts/multi-gpu-check.sh [--parts tests,gpu,strong,weak,balance,nbody,pic,render] [--steps N]
 #                              [--sizes 16e6,64e6] [--per-rank 16e6] [--nbody-sizes 16777216,67108864]
 #                              [--nbody-direct 1048576] [--nbody-steps N] [--pic-sizes 1e7]
 #                              [--pic-turns 20] [--render-sizes 64e6] [--sequence-dx 0.002]
@@ -30,7 +31,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-parts=tests,strong,weak,balance,nbody,pic,render
+parts=tests,gpu,strong,weak,balance,nbody,pic,render
 steps=50
 sizes=16e6,64e6
 per_rank=16e6
@@ -86,6 +87,11 @@ if [ $build_it = 1 ]; then
 fi
 
 status=0
+if has gpu; then
+  echo "== gpu tests (CUDA against the CPU, one GPU each; the slow ones left out)"
+  (cd "$build" && PARTIKEL_REQUIRE_GPU=1 ctest -L gpu -LE 'mpi|slow' --output-on-failure --timeout 600 -j4) > "$OUT/gpu-tests.log" 2>&1 || status=1
+  grep -E "tests passed|tests failed|\*\*\*Failed|Failed  |Passed" "$OUT/gpu-tests.log" | tail -30
+fi
 if has tests; then
   echo "== mpi tests (CPU ranks; gpu+mpi: 2 GPUs against 1)"
   (cd "$build" && PARTIKEL_REQUIRE_GPU=1 ctest -L mpi --output-on-failure --timeout 900) > "$OUT/mpi-tests.log" 2>&1 || status=1
