@@ -255,6 +255,7 @@ template <class Kernel> struct ModifiedDynamicBoundary {
     float* density;              // state
     const Vec3f* wall_velocity;  // state velocity of boundary particles (prescribed motion)
     const Vec3f* boundary_normal;
+    Vec3f* density_gradient;  // out: grad rho_g for the virtual layers (0 unless first order)
     Kernel kernel;
     TaitEos eos;
     float h;
@@ -296,10 +297,119 @@ template <class Kernel> struct ModifiedDynamicBoundary {
             }
         }
         rho = fmaxf(rho, eos.rho0);
+        density_gradient[a] = g.order == GhostNodeValue::first ? g.gradient : Vec3f{0, 0, 0};
         density[a] = rho;
         velocity_density[a] = {v.x, v.y, v.z, rho};
         pressure_term[a] = eos.pressure(rho) / (rho * rho);
     }
+};
+
+// Virtual wall layers (mdbc; docs/SPH.md, "Boundaries"). mDBC corrects the boundary particles'
+// density, not the kernel's truncation: a fluid particle near a wall thinner than the kernel's
+// support misses the layers that are not there, and the first fluid layer sinks into a wall of one
+// layer. So a boundary particle b with nothing behind it also stands for the particles a thicker
+// wall would have there: along each axis its normal n has a component on (one for a face, two at
+// an edge, three at a corner), the step s_i = -dx sign(n_i) e_i into the wall, and the virtual
+// points x_b + o, o = i s_x + j s_y + k s_z for every 0 <= i, j, k <= c_b but o = 0 (a column
+// behind a face particle, the block behind an edge or a corner, so that a box's walls of one
+// layer become walls of c_b + 1 layers, edges and corners filled). Each has b's velocity and the
+// density of mDBC's extrapolation there, rho_b + o . grad rho_g (never below rho0, like b's), in
+// the rates pass's fluid-boundary pairs. Every virtual point lies farther from the fluid than b
+// (the fluid is on the normal's side), so b's neighbour search covers them. The walls are taken
+// to be lattices along the axes (the scenes', DualSPHysics's boxes): behind a slanted wall the
+// blocks overlap.
+//
+// VirtualLayerScan finds c_b once per run: the largest c <= K whose block has no other boundary
+// particle within dx/2 of a point (a real layer there), K = virtual_layer_limit(): enough for a
+// wall of one layer to cover the support. A wall as thick as the support gets none.
+
+// The most virtual layers a wall of one layer needs: layer k lies (k + 1/2) dx below the wall
+// surface, and only those nearer than the support to it reach the fluid.
+PK_HD inline int virtual_layer_limit(float support_m, float dx_m) {
+    const int k = int(ceilf(support_m / dx_m - 0.5f)) - 1;
+    return k > 0 ? k : 0;
+}
+
+// The steps s_i of a boundary particle with normal d n (zero along axes it has no component on:
+// less than a tenth of |d n|).
+PK_DEVICE_INLINE Vec3f virtual_layer_steps(Vec3f normal, float dx) {
+    const float threshold = 0.1f * norm(normal);
+    Vec3f s{0, 0, 0};
+    for (int i = 0; i < 3; ++i)
+        if (fabsf(normal[i]) > threshold && threshold > 0.0f) s[i] = normal[i] > 0.0f ? -dx : dx;
+    return s;
+}
+
+// Visit the virtual points o of a block of c layers along the steps s: body(o) for every o but 0.
+template <class Body> PK_DEVICE_INLINE void for_each_virtual_point(Vec3f s, int c, Body&& body) {
+    const int cx = s.x != 0.0f ? c : 0, cy = s.y != 0.0f ? c : 0, cz = s.z != 0.0f ? c : 0;
+    for (int i = 0; i <= cx; ++i)
+        for (int j = 0; j <= cy; ++j)
+            for (int k = 0; k <= cz; ++k)
+                if (i + j + k > 0) body(i, j, k, Vec3f{float(i) * s.x, float(j) * s.y, float(k) * s.z});
+}
+
+struct VirtualLayerScan {
+    static constexpr int kMinBlocksPerSM = 1;
+    static constexpr int kMaxLayers = 3;  // the block's (K + 1)^3 points as bits of a 64-bit mask
+    const Vec4f* position_mass;
+    const Vec3f* boundary_normal;
+    Vec4f* virtual_layers;  // out: steps s (m) and c_b
+    float dx;               // m
+    int max_layers;         // K <= kMaxLayers
+    struct Particle {
+        Vec3f r;
+        Vec3f steps;
+        std::uint32_t index;
+        bool active;  // a boundary particle with a normal
+    };
+    struct Sums {
+        std::uint64_t occupied;  // bit (i (K+1) + j) (K+1) + k: a boundary particle within dx/2 of o
+    };
+    PK_DEVICE_INLINE Particle load(std::size_t a) const {
+        const Vec4f self = position_mass[a];
+        const Vec3f n = sign_bit(self.w) ? boundary_normal[a] : Vec3f{0, 0, 0};
+        const Vec3f steps = virtual_layer_steps(n, dx);
+        const bool active = steps.x != 0.0f || steps.y != 0.0f || steps.z != 0.0f;
+        return {self.xyz(), steps, static_cast<std::uint32_t>(a), active};
+    }
+    PK_DEVICE_INLINE bool interacts(const Particle& a) const { return a.active; }
+    PK_DEVICE_INLINE void pair(const Particle& a, std::uint32_t b, Vec3f r_ab, float, const Vec4f& record_b,
+                               Sums& s) const {
+        if (b == a.index || !sign_bit(record_b.w)) return;
+        const int m = max_layers + 1;
+        for_each_virtual_point(a.steps, max_layers, [&](int i, int j, int k, Vec3f o) {
+            // x_b - (x_a + o) = -(r_ab + o)
+            if (norm2(r_ab + o) < 0.25f * dx * dx) s.occupied |= std::uint64_t{1} << ((i * m + j) * m + k);
+        });
+    }
+    PK_DEVICE_INLINE void finish(std::size_t a, const Particle& self, const Sums& s) const {
+        int count = 0;
+        if (self.active) {
+            const int m = max_layers + 1;
+            for (int c = 1; c <= max_layers; ++c) {
+                bool clear = true;
+                for_each_virtual_point(self.steps, c, [&](int i, int j, int k, Vec3f) {
+                    if ((s.occupied >> ((i * m + j) * m + k)) & 1u) clear = false;
+                });
+                if (!clear) break;
+                count = c;
+            }
+        }
+        virtual_layers[a] = count > 0 ? Vec4f{self.steps.x, self.steps.y, self.steps.z, float(count)} : Vec4f{0, 0, 0, 0};
+    }
+};
+
+// The rates pass's view of the virtual layers: none (dynamic boundaries), or VirtualLayerScan's.
+struct NoVirtualLayers {
+    static constexpr bool enabled = false;
+};
+struct VirtualLayers {
+    static constexpr bool enabled = true;
+    const Vec4f* layers;            // per particle: steps s (m) and c_b
+    const Vec3f* density_gradient;  // per particle: grad rho_g (kg/m^4), 0 where not first order
+    TaitEos eos;
+    float support2;                 // m^2: virtual points beyond the support add nothing
 };
 
 // Wall normals of boundary particles when the input has none (docs/SPH.md, "Boundaries"): the
