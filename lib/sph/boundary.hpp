@@ -159,12 +159,16 @@ struct BoundaryVolumes {
 // DualSPHysics's limit; the determinant is dimensionless, the same for the matrix scaled by h
 // below) it takes the Shepard value sum m W / sum V W, and with no fluid neighbour rho0.
 // Like the dynamic boundaries here its density stays >= rho0, so that a wall never pulls fluid
-// in. The ghost node's velocity is the Shepard mean of the fluid's.
+// in. The ghost node's velocity comes from the same system (its value at x_g, first order), the
+// Shepard mean where the density falls back to it: the Shepard mean of a one-sided stencil is the
+// fluid's velocity farther in, and a no-slip wall mirroring it dragged a Poiseuille flow 19% slow.
 struct GhostNodeSums {
     // The system in units of h: distances (x_b - x_g)/h and gradients h grad W, so that every
-    // entry is of order one; the unknowns are rho_g and h grad rho_g.
+    // entry is of order one; the unknowns are rho_g and h grad rho_g (and the same for each
+    // velocity component, whose right-hand sides replace m_b by V_b v_b).
     float A[4][4];
     float rhs[4];
+    Vec3f rhs_velocity[4];
     Vec3f velocity;  // sum V W v_b
     // One fluid neighbour b: r_gb = x_g - x_b, W_gb and grad_g W_gb = F r_gb.
     PK_DEVICE_INLINE void add(Vec3f r_gb, float W, float F, float m_b, float rho_b, Vec3f v_b, float h) {
@@ -176,6 +180,7 @@ struct GhostNodeSums {
         for (int i = 0; i < 4; ++i) {
             for (int j = 0; j < 4; ++j) A[i][j] += V * row[i] * col[j];
             rhs[i] += m_b * row[i];
+            rhs_velocity[i] += (V * row[i]) * v_b;
         }
         velocity += (V * W) * v_b;
     }
@@ -187,7 +192,7 @@ struct GhostNodeValue {
     int order = none;         // first: corrected; shepard: |det| below the limit; none: no fluid neighbour
     float density = 0.0f;     // kg/m^3 at the ghost node
     Vec3f gradient{0, 0, 0};  // kg/m^4 (first order only)
-    Vec3f velocity{0, 0, 0};  // m/s, Shepard mean
+    Vec3f velocity{0, 0, 0};  // m/s: first order where the density is, else the Shepard mean
 };
 
 inline constexpr float kMdbcDeterminantLimit = 1e-3f;  // DualSPHysics's DetermLimit
@@ -199,10 +204,15 @@ PK_DEVICE_INLINE GhostNodeValue solve_ghost_node(const GhostNodeSums& s, float h
     const float shepard = s.A[0][0];
     if (!(shepard > 0.0f)) return out;
     out.velocity = (1.0f / shepard) * s.velocity;
-    float a[4][5];
+    // Columns 4..7: the right-hand sides of the density and of the three velocity components.
+    constexpr int kColumns = 8;
+    float a[4][kColumns];
     for (int i = 0; i < 4; ++i) {
         for (int j = 0; j < 4; ++j) a[i][j] = s.A[i][j];
         a[i][4] = s.rhs[i];
+        a[i][5] = s.rhs_velocity[i].x;
+        a[i][6] = s.rhs_velocity[i].y;
+        a[i][7] = s.rhs_velocity[i].z;
     }
     float det = 1.0f;
     for (int k = 0; k < 4; ++k) {
@@ -211,7 +221,7 @@ PK_DEVICE_INLINE GhostNodeValue solve_ghost_node(const GhostNodeSums& s, float h
             if (fabsf(a[i][k]) > fabsf(a[p][k])) p = i;
         if (p != k) {
             det = -det;
-            for (int j = 0; j < 5; ++j) {
+            for (int j = 0; j < kColumns; ++j) {
                 const float t = a[k][j];
                 a[k][j] = a[p][j];
                 a[p][j] = t;
@@ -221,7 +231,7 @@ PK_DEVICE_INLINE GhostNodeValue solve_ghost_node(const GhostNodeSums& s, float h
         if (a[k][k] == 0.0f) break;
         for (int i = k + 1; i < 4; ++i) {
             const float f = a[i][k] / a[k][k];
-            for (int j = k; j < 5; ++j) a[i][j] -= f * a[k][j];
+            for (int j = k; j < kColumns; ++j) a[i][j] -= f * a[k][j];
         }
     }
     if (!(fabsf(det) >= kMdbcDeterminantLimit)) {
@@ -229,15 +239,23 @@ PK_DEVICE_INLINE GhostNodeValue solve_ghost_node(const GhostNodeSums& s, float h
         out.density = s.rhs[0] / shepard;
         return out;
     }
+    // Back substitution, one right-hand side at a time: the value and h times the gradient.
+    auto solve = [&](int c, float x[4]) {
+        for (int i = 3; i >= 0; --i) {
+            float v = a[i][c];
+            for (int j = i + 1; j < 4; ++j) v -= a[i][j] * x[j];
+            x[i] = v / a[i][i];
+        }
+    };
     float x[4];
-    for (int i = 3; i >= 0; --i) {
-        float v = a[i][4];
-        for (int j = i + 1; j < 4; ++j) v -= a[i][j] * x[j];
-        x[i] = v / a[i][i];
-    }
+    solve(4, x);
     out.order = GhostNodeValue::first;
     out.density = x[0];
     out.gradient = (1.0f / h) * Vec3f{x[1], x[2], x[3]};
+    for (int c = 0; c < 3; ++c) {
+        solve(5 + c, x);
+        out.velocity[c] = x[0];
+    }
     return out;
 }
 

@@ -78,6 +78,9 @@ TEST_CASE("the ghost node's corrected interpolation reproduces a linear density 
         const float exact = 1000.0f + dot(grad, ghost);
         CHECK(std::fabs(g.density - exact) < 2e-3f);
         for (int k = 0; k < 3; ++k) CHECK(std::fabs(g.gradient[k] - grad[k]) < 1e-3f * norm(grad));
+        // The velocity, linear in the lattice indices, at the ghost node (no-slip mirrors it).
+        const Vec3f v_exact{0.1f * (ghost.x / dx - 0.3f), -0.05f * (ghost.y / dx - 0.5f), 0.02f};
+        for (int k = 0; k < 3; ++k) CHECK(std::fabs(g.velocity[k] - v_exact[k]) < 1e-4f);
         // The boundary particle at x_b = x_g - 2 d n takes rho_g + (x_b - x_g) . grad rho_g.
         const Vec3f normal{0.0f, 0.5f * dx, 0.0f};
         const float boundary = g.density - 2.0f * dot(normal, g.gradient);
