@@ -23,4 +23,10 @@ std::uint64_t available_memory_bytes();
 // available (of Z GB)". `what` names the request ("dx 1e-09 m makes at least 6.5e+16 particles").
 void require_host_memory(const std::string& what, double count, double bytes_each);
 
+// The time written into outputs (stream headers, provenance, openPMD's date), as UTC text in
+// strftime's `format` (e.g. "%Y-%m-%dT%H:%M:%SZ"): now, or SOURCE_DATE_EPOCH (seconds since
+// 1970, the reproducible-builds.org convention) when the environment sets it to a valid number,
+// so that two runs of the same command write the same bytes.
+std::string output_time_utc(const char* format);
+
 }  // namespace partikel

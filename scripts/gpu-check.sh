@@ -19,7 +19,8 @@
 # The CPU backend is benchmarked too (docs/PERFORMANCE.md, "The CPU backend"), with every host
 # core: bench_sph's DualSPHysics case at dp 4.5 mm (1.04M particles), alternated with each
 # baseline's --cpu-rounds times (default 2), then the snow step, the N-body tree and direct sum
-# and the PIC turn at sizes a CPU runs in seconds (cpu.txt, cpu_*.jsonl). --no-cpu skips it.
+# and the PIC turn at sizes a CPU runs in seconds (cpu.txt, cpu_*.jsonl), each followed by the
+# baselines' where --bench built them. --no-cpu skips it.
 #
 # PARTIKEL_COMMIT=<commit> names the commit the build reports (the device machine's copy of the
 # tree may carry a stale .git). Carry .deps (Debian's libopenexr and libimath .deb packages,
@@ -139,9 +140,16 @@ if [ $run_cpu = 1 ]; then
     cpu_sph "$build" "this commit"
     for d in "${baseline_dirs[@]}"; do cpu_sph "$d/build" "$(cat "$d/base/COMMIT" 2>/dev/null || basename "$d")"; done
   done
-  cpu_run() {  # bench args...
-    echo "-- $*" >> "$OUT/cpu.txt"
-    timeout 150 "$build/bench/$1" --device cpu --json "$OUT/cpu_$1.jsonl" "${@:2}" >> "$OUT/cpu.txt" 2>&1 || { status=1; tail -5 "$OUT/cpu.txt"; }
+  cpu_run() {  # bench args...: this commit's, then each baseline's where --bench built it there
+    local builds=("$build") labels=("this commit") d
+    for d in "${baseline_dirs[@]}"; do
+      [ -x "$d/build/bench/$1" ] && builds+=("$d/build") && labels+=("$(cat "$d/base/COMMIT" 2>/dev/null || basename "$d")")
+    done
+    for i in "${!builds[@]}"; do
+      echo "-- ${labels[$i]}: $*" >> "$OUT/cpu.txt"
+      timeout 150 "${builds[$i]}/bench/$1" --device cpu --json "$OUT/cpu_$1.jsonl" "${@:2}" >> "$OUT/cpu.txt" 2>&1 ||
+        { status=1; tail -5 "$OUT/cpu.txt"; }
+    done
   }
   cpu_run bench_snow --sizes 1000000 --steps 10 --warmup 3
   cpu_run bench_nbody --sections tree,direct --tree-sizes 1048576 --direct-sizes 65536 --thetas 0.5 --steps 3 --warmup 1

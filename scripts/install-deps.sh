@@ -1,6 +1,11 @@
 #!/usr/bin/env bash
 # Install the Debian/Ubuntu packages Partikel needs, only those missing (apt-get; sudo when
-# not root). Works on Debian 12 and Ubuntu 24.04. Nothing is downloaded from anywhere else.
+# not root). Works on Debian 12 and Ubuntu 24.04: every name below is a package of both, so no
+# name needs a fallback (Ubuntu's from main and universe, which its default sources enable;
+# the names that are newest or Debian-specific were looked up in Ubuntu 24.04's archive in
+# 2026-11: libcli11-dev 2.4.1, doctest-dev 2.4.11, python3-xxhash 3.2.0, openimageio-tools and
+# python3-openimageio 2.4.17, paraview 5.11.2, whose source builds python3-paraview as
+# Debian's does). Nothing is downloaded from anywhere else.
 set -euo pipefail
 
 packages=(
@@ -17,6 +22,9 @@ packages=(
   # ParaView's pvpython for the tests that open our files in ParaView's own readers
   # (cli.particle-convert.paraview); about 1 min to install, 85 packages.
   python3-paraview
+  # A virtual display for ParaView's rendering in scripts/interop-screenshots.sh (xvfb-run).
+  # Blender, which that script also uses, is optional (about 300 MB): apt-get install blender.
+  xvfb
   gnuplot-nox
   man-db
 )

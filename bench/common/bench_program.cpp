@@ -21,15 +21,8 @@ BenchProgram::BenchProgram(std::string name, std::string description)
 
 Backend BenchProgram::open_backend(int local_rank, int local_ranks) {
     Log log(name_);
-    std::string device = device_;
-    int threads = threads_;
-    if (local_ranks > 1) {
-        const auto gpus = cuda_devices();
-        if ((device == "auto" || device == "cuda") && !gpus.empty())
-            device = "cuda:" + std::to_string(local_rank % int(gpus.size()));
-        if (threads == 0) threads = std::max(1, omp_get_num_procs() / local_ranks);
-    }
-    return select_backend(device, threads, &log);
+    const RankPlacement place = place_rank(device_, threads_, local_rank, local_ranks);
+    return select_backend(place.device, place.threads, &log);
 }
 
 int BenchProgram::run(int argc, char** argv, const std::function<int()>& body) {

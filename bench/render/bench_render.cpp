@@ -106,8 +106,7 @@ void across_ranks(const Backend& backend, const dist::Communicator& ranks, const
         const render::FrameInput all{.particles = {.position = frame.fluid}, .opaque = {.position = frame.walls}};
         // The halo as splat-render sends it: the anisotropy's support, 2h (none on one rank).
         const float halo_m = ranks.size() > 1 ? 2.0f * frame.h_m * 1.001f : 0.0f;
-        const fmt::Frame share = std::move(render::io::split_by_slabs(all, ranks.size(), halo_m)
-                                               [static_cast<std::size_t>(ranks.rank())]);
+        const fmt::Frame share = render::io::slab_share(all, ranks.size(), ranks.rank(), halo_m);
         const render::FrameInput input = render::io::share_input(share);
         std::size_t halo = 0;
         for (const std::uint8_t h : input.particles.halo) halo += h;

@@ -1,14 +1,14 @@
 // openPMD 1.1.0 writer on HDF5 (SPEC.md §3), groupBased or fileBased, with an XDMF side file.
-#include <chrono>
 #include <cmath>
 #include <limits>
-#include <ctime>
 #include <set>
 
 #include "base/io.hpp"
+#include "base/system.hpp"
 #include "formats/encodings.hpp"
 #include "formats/openpmd/h5_util.hpp"
 #include "formats/openpmd/openpmd.hpp"
+#include "formats/patches.hpp"
 #include "partikel_config.hpp"
 
 namespace partikel::fmt {
@@ -20,14 +20,7 @@ using h5::Id;
 constexpr hsize_t max_chunk_values = hsize_t(1) << 20;
 constexpr const char* reserved_iteration_attributes[] = {"time", "dt", "timeUnitSI"};
 
-std::string openpmd_date() {
-    const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-    std::tm tm{};
-    gmtime_r(&now, &tm);
-    char buf[40];
-    std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S +0000", &tm);
-    return buf;
-}
+std::string openpmd_date() { return output_time_utc("%Y-%m-%d %H:%M:%S +0000"); }
 
 std::string base_name(const std::string& path) {
     const auto slash = path.find_last_of('/');
@@ -86,6 +79,7 @@ public:
             {
                 Id file = create_file(temp.path(), file_name);
                 write_iteration(file, frame, file_name);
+                if (options_.write_xdmf) write_vertices(file, xdmf_.size() - 1, xdmf_.size());
                 h5::check(H5Fflush(file, H5F_SCOPE_GLOBAL), file_name + ": write failed");
                 h5::close_checked(file, file_name + ": write failed");
             }
@@ -99,7 +93,7 @@ public:
         if (finished_) return;
         finished_ = true;
         if (file_.valid()) {
-            h5::check(H5Fflush(file_, H5F_SCOPE_GLOBAL), pattern_ + ": write failed");
+            if (options_.write_xdmf) write_vertices(file_, 0, xdmf_.size());
             h5::close_checked(file_, pattern_ + ": write failed");
         }
         if (options_.write_xdmf) write_side_file(".xmf", xdmf_document(xdmf_));
@@ -243,13 +237,42 @@ private:
                 xs.records.push_back({column.name(), column.type(), column.components()});
                 if (column.name() == "position") {
                     write_position_offset(species, column);
-                    write_particle_patch(species, column);
+                    write_particle_patches(species, column, patch_rows(frame, group));
                 }
             }
             if (options_.write_xdmf) write_joined(file, joined_step, frame.step, group, where);
             xf.species.push_back(std::move(xs));
         }
         xdmf_.push_back(std::move(xf));
+    }
+
+    // The vertex indices the XDMF grids of xdmf_[first, end) (the frames in `file`) take their
+    // cells from (kXdmfVerticesPath): as many as their largest group, written a chunk at a time.
+    void write_vertices(hid_t file, std::size_t first, std::size_t end) {
+        std::uint64_t n = 0;
+        for (std::size_t f = first; f < end; ++f)
+            for (const auto& s : xdmf_[f].species) n = std::max(n, s.count);
+        if (n == 0) return;
+        for (std::size_t f = first; f < end; ++f) xdmf_[f].vertices = n;
+        Id root = H5Lexists(file, "xdmf", H5P_DEFAULT) > 0 ? checked(H5Gopen2(file, "xdmf", H5P_DEFAULT), "open /xdmf")
+                                                           : group_with_order(file, "xdmf");
+        const ScalarType type = xdmf_vertex_type(n);
+        const hsize_t total = n;
+        Id space = checked(H5Screate_simple(1, &total, nullptr), "dataspace");
+        Id dcpl = dataset_properties(n);
+        Id ds = checked(H5Dcreate2(root, "vertices", h5::file_type_of(type), space, H5P_DEFAULT, dcpl, H5P_DEFAULT),
+                        pattern_ + ": cannot create the XDMF vertex indices");
+        std::vector<std::uint64_t> piece;
+        for (hsize_t at = 0; at < total; at += max_chunk_values) {
+            const hsize_t count = std::min(max_chunk_values, total - at);
+            piece.resize(count);
+            for (hsize_t i = 0; i < count; ++i) piece[i] = at + i;
+            Id memory = checked(H5Screate_simple(1, &count, nullptr), "dataspace");
+            h5::check(H5Sselect_hyperslab(space, H5S_SELECT_SET, &at, nullptr, &count, nullptr), "hyperslab");
+            h5::check(H5Dwrite(ds, H5T_NATIVE_UINT64, memory, space, H5P_DEFAULT, piece.data()),
+                      pattern_ + ": cannot write the XDMF vertex indices");
+        }
+        h5::close_checked(ds, pattern_ + ": cannot write the XDMF vertex indices");
     }
 
     // The virtual datasets the XDMF side file names (xdmf_joined_path): each multi-component
@@ -300,26 +323,29 @@ private:
         }
     }
 
-    // A contiguous dataset of one value, an openPMD record component; returns it open.
-    static Id write_single(hid_t parent, const char* name, hid_t file_type, hid_t memory_type, const void* value, double unit_si) {
-        const hsize_t n = 1;
+    // A contiguous 1-D dataset of `n` values, an openPMD record component; returns it open.
+    static Id write_values(hid_t parent, const char* name, hid_t file_type, hid_t memory_type, const void* values,
+                           hsize_t n, double unit_si) {
         Id space = checked(H5Screate_simple(1, &n, nullptr), "dataspace");
         Id ds = checked(H5Dcreate2(parent, name, file_type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
                         std::string("cannot create dataset ") + name);
-        h5::check(H5Dwrite(ds, memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, value), std::string("cannot write dataset ") + name);
+        h5::check(H5Dwrite(ds, memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values), std::string("cannot write dataset ") + name);
         h5::write_f64(ds, "unitSI", unit_si);
         return ds;
     }
 
-    // openPMD's particlePatches with one patch: all particles of the group and the box that
-    // holds their positions (offset inclusive, offset + extent exclusive; NaN positions are in
-    // no box). A frame does not say which rank held which particles, so a run of several
-    // ranks, gathered into one frame, also writes one patch.
-    static void write_particle_patch(hid_t species, const Column& position) {
+    // openPMD's particlePatches: one patch per range of `rows` (patch_rows: the frame's
+    // patches.<group>, or one of the whole group), each with its particles' box (offset
+    // inclusive, offset + extent exclusive; NaN positions are in no box; an empty patch is
+    // offset 0, extent 0).
+    static void write_particle_patches(hid_t species, const Column& position, const std::vector<std::uint64_t>& rows) {
         Id patches = group_with_order(species, "particlePatches");
-        const std::uint64_t count = position.count(), first = 0;
-        for (const auto& [name, value] : {std::pair{"numParticles", &count}, std::pair{"numParticlesOffset", &first}}) {
-            Id ds = write_single(patches, name, H5T_STD_U64LE, H5T_NATIVE_UINT64, value, 1.0);
+        const hsize_t n = rows.size();
+        std::vector<std::uint64_t> first(rows.size());
+        for (std::size_t p = 1; p < rows.size(); ++p) first[p] = first[p - 1] + rows[p - 1];
+        const std::vector<std::uint64_t>& starts = first;
+        for (const auto& [name, values] : {std::pair{"numParticles", &rows}, std::pair{"numParticlesOffset", &starts}}) {
+            Id ds = write_values(patches, name, H5T_STD_U64LE, H5T_NATIVE_UINT64, values->data(), n, 1.0);
             record_attributes(ds, Unit{});
             h5::close_checked(ds, std::string("cannot write dataset ") + name);
         }
@@ -327,26 +353,31 @@ private:
         record_attributes(offset, position.unit());
         record_attributes(extent, position.unit());
         const auto names = component_names(position.components());
+        std::vector<double> low(rows.size()), size(rows.size());
         for (std::uint32_t k = 0; k < position.components(); ++k) {
-            double low = std::numeric_limits<double>::infinity(), high = -low;
-            for (std::uint64_t i = 0; i < count; ++i) {
-                const double v = position.as_double(i, k);
-                low = std::min(low, v);  // NaN compares false and is skipped
-                high = std::max(high, v);
-            }
-            double size = 0;
-            if (low > high) {
-                low = 0;  // no particles, or only NaN positions
-            } else {
-                // The smallest size past the largest position; the subtraction rounds by at most
-                // an ulp of `size`, so a step or two restores low + size > high.
-                constexpr double inf = std::numeric_limits<double>::infinity();
-                size = std::nextafter(high, inf) - low;
-                while (std::isfinite(size) && low + size <= high) size = std::nextafter(size, inf);
+            for (std::size_t p = 0; p < rows.size(); ++p) {
+                double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+                for (std::uint64_t i = first[p]; i < first[p] + rows[p]; ++i) {
+                    const double v = position.as_double(i, k);
+                    lo = std::min(lo, v);  // NaN compares false and is skipped
+                    hi = std::max(hi, v);
+                }
+                double extent_k = 0;
+                if (lo > hi) {
+                    lo = 0;  // no particles, or only NaN positions
+                } else {
+                    // The smallest size past the largest position; the subtraction rounds by at
+                    // most an ulp of the size, so a step or two restores lo + size > hi.
+                    constexpr double inf = std::numeric_limits<double>::infinity();
+                    extent_k = std::nextafter(hi, inf) - lo;
+                    while (std::isfinite(extent_k) && lo + extent_k <= hi) extent_k = std::nextafter(extent_k, inf);
+                }
+                low[p] = lo;
+                size[p] = extent_k;
             }
             const double si = position.unit().si_factor;
-            Id o = write_single(offset, names[k].c_str(), H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &low, si);
-            Id e = write_single(extent, names[k].c_str(), H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &size, si);
+            Id o = write_values(offset, names[k].c_str(), H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, low.data(), n, si);
+            Id e = write_values(extent, names[k].c_str(), H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, size.data(), n, si);
             h5::close_checked(o, "cannot write particlePatches/offset");
             h5::close_checked(e, "cannot write particlePatches/extent");
         }

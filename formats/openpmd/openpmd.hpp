@@ -14,6 +14,7 @@ struct XdmfFrame {
     std::string file;   // HDF5 file name relative to the XDMF file
     std::int64_t step;
     double time_s;      // time in seconds
+    std::uint64_t vertices = 0;  // length of the file's xdmf_vertices_path() dataset (0: none)
     struct Species {
         std::string name;
         std::uint64_t count;
@@ -38,5 +39,12 @@ std::vector<std::string> xdmf_component_order(std::uint32_t components);
 // order, for XDMF readers that take a vector only as one 2-D dataset (the Xdmf3 readers read
 // neither X_Y_Z geometry nor JOIN functions). A virtual dataset maps, it copies no data.
 std::string xdmf_joined_path(std::int64_t step, const std::string& species, const std::string& record);
+// The HDF5 path of the vertex indices 0, 1, ..., V - 1 (one dataset per file, V the largest group
+// of its frames): each grid's Polyvertex topology takes its first N as a hyperslab, because the
+// Xdmf3 readers make no cells of a Polyvertex topology without connectivity (points, but
+// nothing that renders), while the indices are the same for every grid.
+inline constexpr const char* kXdmfVerticesPath = "/xdmf/vertices";
+// Its type: u32 while the indices fit, else u64 (declared signed 64-bit to XDMF, as ids are).
+ScalarType xdmf_vertex_type(std::uint64_t vertices);
 
 }  // namespace partikel::fmt

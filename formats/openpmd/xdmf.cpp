@@ -72,8 +72,17 @@ void uniform_grid(std::ostringstream& x, const XdmfFrame& f, const XdmfFrame::Sp
     const std::string base = file + "/data/" + std::to_string(f.step) + "/particles/" + s.name + "/";
     x << "    <Grid Name=\"" << xml_escape(s.name) << "\" GridType=\"Uniform\">\n"
       << "     <Time Value=\"" << shortest_text(f.time_s) << "\"/>\n"
-      << "     <Topology TopologyType=\"Polyvertex\" NumberOfElements=\"" << n << "\" NodesPerElement=\"1\"/>\n"
-      << "     <Geometry GeometryType=\"XYZ\">\n";
+      << "     <Topology TopologyType=\"Polyvertex\" NumberOfElements=\"" << n << "\" NodesPerElement=\"1\"";
+    if (s.count > 0 && s.count <= f.vertices) {
+        // Cells 0 .. N-1: the first N of the file's vertex indices.
+        x << ">\n      <DataItem ItemType=\"HyperSlab\" Dimensions=\"" << n << "\">\n"
+          << "       <DataItem Dimensions=\"3 1\" Format=\"XML\">0 1 " << n << "</DataItem>\n";
+        data_item(x, "       ", file + kXdmfVerticesPath, xdmf_vertex_type(f.vertices), std::to_string(f.vertices));
+        x << "      </DataItem>\n     </Topology>\n";
+    } else {
+        x << "/>\n";
+    }
+    x << "     <Geometry GeometryType=\"XYZ\">\n";
     data_item(x, "      ", file + xdmf_joined_path(f.step, s.name, "position"), position->type, n + " 3");
     x << "     </Geometry>\n";
     for (const auto& r : s.records) {
@@ -97,6 +106,10 @@ std::vector<std::string> xdmf_component_order(std::uint32_t components) {
     if (!attribute_type(components)) return {};
     if (components == 6) return {"xx", "xy", "xz", "yy", "yz", "zz"};
     return component_names(components);  // x y z; xx xy xz yx ... row-major
+}
+
+ScalarType xdmf_vertex_type(std::uint64_t vertices) {
+    return vertices <= (std::uint64_t(1) << 32) ? ScalarType::u32 : ScalarType::u64;
 }
 
 std::string xdmf_joined_path(std::int64_t step, const std::string& species, const std::string& record) {

@@ -7,9 +7,8 @@
 #include <atomic>
 #include <exception>
 #include <thread>
-#include <chrono>
-#include <ctime>
 
+#include "base/system.hpp"
 #include "formats/stream/bytes.hpp"
 #include "formats/stream/filters.hpp"
 #include "formats/stream/stream.hpp"
@@ -35,15 +34,6 @@ void append_attributes(ByteWriter& w, const std::map<std::string, AttributeValue
             }
         }, value);
     }
-}
-
-std::string utc_now_iso8601() {
-    const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-    std::tm tm{};
-    gmtime_r(&now, &tm);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    return buf;
 }
 
 std::uint8_t default_filter(ScalarType type, bool filters) {
@@ -187,7 +177,7 @@ private:
         out_->write(pre.bytes());
         ByteWriter header;
         std::map<std::string, AttributeValue, std::less<>> info{
-            {"created", utc_now_iso8601()}, {"writer", std::string("partikel ") + PARTIKEL_VERSION}};
+            {"created", output_time_utc("%Y-%m-%dT%H:%M:%SZ")}, {"writer", std::string("partikel ") + PARTIKEL_VERSION}};
         append_attributes(header, info);
         write_record("PKHD", header.bytes());
     }

@@ -2,7 +2,9 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <charconv>
+#include <cstdlib>
 
 #include "base/error.hpp"
 #include "base/log.hpp"
@@ -122,6 +124,18 @@ Backend select_backend(std::string_view spec, int cpu_threads, Log* log) {
             return Backend::cuda(index);
     }
     throw UsageError("--device must be auto, cpu, cuda or cuda:N (got '" + std::string(spec) + "')");
+}
+
+RankPlacement place_rank(std::string device, int threads, int local_rank, int local_ranks) {
+    if (local_ranks <= 1) return {std::move(device), threads};
+    const auto gpus = cuda_devices();
+    if ((device == "auto" || device == "cuda") && !gpus.empty())
+        device = "cuda:" + std::to_string(local_rank % int(gpus.size()));
+    if (threads == 0) {
+        threads = std::getenv("OMP_NUM_THREADS") ? omp_get_max_threads() : std::max(1, omp_get_num_procs() / local_ranks);
+        omp_set_num_threads(threads);
+    }
+    return {std::move(device), threads};
 }
 
 }  // namespace partikel

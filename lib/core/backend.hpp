@@ -68,4 +68,17 @@ private:
 // An explicit "cuda" without a usable GPU is a DeviceError, never a silent fallback.
 Backend select_backend(std::string_view spec, int cpu_threads = 0, Log* log = nullptr);
 
+// Rank `local_rank` of `local_ranks` on one host (mpirun): where `device` is auto or cuda and
+// the host has GPUs, a GPU of its own (cuda:local_rank modulo their count); without a thread
+// count (`threads` 0), its share of the host's cores, OMP_NUM_THREADS where set. The share
+// becomes this thread's OpenMP default, so that every OpenMP loop of the rank keeps to it, not
+// only the CPU backend's: with a GPU backend the host's loops (input checks, frame builds, the
+// stream codec) would otherwise start a thread per core in every rank, several ranks to a core.
+// One rank on its host: `device` and `threads` unchanged.
+struct RankPlacement {
+    std::string device;
+    int threads = 0;
+};
+RankPlacement place_rank(std::string device, int threads, int local_rank, int local_ranks);
+
 }  // namespace partikel

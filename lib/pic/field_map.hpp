@@ -53,10 +53,17 @@ struct alignas(8) TransverseField {
     float x, y;
 };
 
+// A node's field and that of the same node in the next slice (wrapped; zero past the last slice
+// of a bunch, where no particle reads it): a kick's eight corners in four 16-byte loads from two
+// rows of one array, half the cache lines (CPU) and sectors (GPU) of two planes apart.
+struct alignas(16) FieldNode {
+    TransverseField here, next;
+};
+
 struct FieldMapView {
     // transverse, per slice node: E (V/m) and the slice's weight (macroparticles) for the field
     // outside the grid (a line charge at the grid's centre)
-    const TransverseField* e;
+    const FieldNode* e;
     const float* slice_weight;
     int nx, ny, nz;
     int periodic_z;         // coasting: slices wrap around the ring
@@ -85,18 +92,17 @@ struct FieldMapView {
                 double Ex, Ey;
                 if (axis_cell((c.x - g.x0) / g.hx, nx, wx) && axis_cell((c.y - g.y0) / g.hy, ny, wy)) {
                     const std::size_t plane = std::size_t(nx) * std::size_t(ny);
-                    const std::size_t b0 = std::size_t(k0) * plane + std::size_t(wy.i) * std::size_t(nx) + std::size_t(wx.i);
-                    const std::size_t b1 = std::size_t(k1) * plane + std::size_t(wy.i) * std::size_t(nx) + std::size_t(wx.i);
+                    const std::size_t b = std::size_t(k0) * plane + std::size_t(wy.i) * std::size_t(nx) + std::size_t(wx.i);
                     const float gx = wx.f, gy = wy.f, gz = wz.f;
                     const float w00 = (1.0f - gx) * (1.0f - gy), w10 = gx * (1.0f - gy), w01 = (1.0f - gx) * gy,
                                 w11 = gx * gy;
-                    auto plane_sum = [&](std::size_t b) {
-                        const TransverseField f00 = e[b], f10 = e[b + 1], f01 = e[b + std::size_t(nx)],
-                                              f11 = e[b + std::size_t(nx) + 1];
-                        return TransverseField{w00 * f00.x + w10 * f10.x + w01 * f01.x + w11 * f11.x,
-                                               w00 * f00.y + w10 * f10.y + w01 * f01.y + w11 * f11.y};
+                    const FieldNode f00 = e[b], f10 = e[b + 1], f01 = e[b + std::size_t(nx)], f11 = e[b + std::size_t(nx) + 1];
+                    auto plane_sum = [&](TransverseField FieldNode::*slice) {
+                        return TransverseField{
+                            w00 * (f00.*slice).x + w10 * (f10.*slice).x + w01 * (f01.*slice).x + w11 * (f11.*slice).x,
+                            w00 * (f00.*slice).y + w10 * (f10.*slice).y + w01 * (f01.*slice).y + w11 * (f11.*slice).y};
                     };
-                    const TransverseField p0 = plane_sum(b0), p1 = plane_sum(b1);
+                    const TransverseField p0 = plane_sum(&FieldNode::here), p1 = plane_sum(&FieldNode::next);
                     Ex = double((1.0f - gz) * p0.x + gz * p1.x);
                     Ey = double((1.0f - gz) * p0.y + gz * p1.y);
                 } else {

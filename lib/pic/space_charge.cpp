@@ -47,7 +47,7 @@ SpaceChargeSolver::SpaceChargeSolver(const Backend& backend, const SpaceChargeOp
         green_spectrum_ = DeviceBuffer<Complexf>(backend, per_slice);
         moments_ = DeviceBuffer<double>(backend, nz * std::size_t(1 + 2 * kMaxImageOrder));
         const std::size_t nodes = nz * std::size_t(o.nx) * std::size_t(o.ny);
-        field_ = DeviceBuffer<TransverseField>(backend, nodes);
+        field_ = DeviceBuffer<FieldNode>(backend, nodes);
         slice_weight_ = DeviceBuffer<float>(backend, nz);
         const std::size_t n = std::max<std::size_t>(particles, 1);
         for (auto* b : {&keys_, &keys_sorted_, &identity_, &order_}) *b = DeviceBuffer<std::uint32_t>(backend, n);
@@ -58,7 +58,7 @@ SpaceChargeSolver::SpaceChargeSolver(const Backend& backend, const SpaceChargeOp
         const int padded[2] = {2 * o.ny, 2 * o.nx};
         slices_fft_.emplace(backend, padded, shape_.nz);
         green_fft_.emplace(backend, padded, 1);
-        scratch = std::max(scratch, with_exec(backend, [&](const auto& e) { return deposit_scratch_bytes(e, particles); }));
+        scratch = std::max(scratch, with_exec(backend, [&](const auto& e) { return deposit_scratch_bytes(e, particles, shape_); }));
     }
     if (o.longitudinal) {
         if (o.line_cells < 16) throw UsageError("space charge: the line density needs at least 16 nodes");

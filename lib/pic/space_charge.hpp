@@ -74,7 +74,7 @@ public:
 
     // For tests and the benchmark (each synchronises).
     GridGeometry geometry() const;
-    std::vector<TransverseField> field() const { return field_.to_vector(); }
+    std::vector<FieldNode> field() const { return field_.to_vector(); }
     std::vector<float> field_z() const { return ez_.to_vector(); }
     std::vector<float> slice_weights() const { return slice_weight_.to_vector(); }
     const GridShape& shape() const { return shape_; }
@@ -102,7 +102,7 @@ private:
     DeviceBuffer<float> green_;
     DeviceBuffer<Complexf> green_spectrum_;
     DeviceBuffer<double> moments_;
-    DeviceBuffer<TransverseField> field_;
+    DeviceBuffer<FieldNode> field_;
     DeviceBuffer<float> slice_weight_;
     DeviceBuffer<std::uint32_t> keys_, keys_sorted_, identity_, order_, cell_start_, block_first_;
     DeviceBuffer<CellFractions> fractions_;

@@ -51,16 +51,19 @@ struct DepositBuffers {
 // Particles per block of the privatised deposition.
 inline constexpr std::uint32_t kDepositChunk = 8192;
 
-template <class Exec> std::size_t deposit_scratch_bytes(const Exec& exec, std::size_t n);
+// Workspace bytes of either deposition for n particles on `shape`.
+template <class Exec> std::size_t deposit_scratch_bytes(const Exec& exec, std::size_t n, const GridShape& shape);
 
 // Origin and spacings of the grids from the alive particles' extent (one thread).
 template <class Exec>
 void compute_geometry(const Exec& exec, const BeamBounds* bounds, const GridShape& shape, GridGeometry* geometry);
 
 // Macroparticle weights on the padded charge grid (nz x 2ny x 2nx, physical nodes in the first
-// ny x nx of each slice); `rho` is zeroed first. Privatised: particles grouped by z cell (radix
-// sort), each block deposits up to kDepositChunk of one z cell into a shared-memory copy of the
-// two planes it touches (block_atomic_add), then adds the copy to the grid (atomic_add).
+// ny x nx of each slice); `rho` is zeroed first. Privatised: on the GPU, particles grouped by z
+// cell (radix sort), each block deposits up to kDepositChunk of one z cell into a shared-memory
+// copy of the two planes it touches (block_atomic_add), then adds the copy to the grid
+// (atomic_add); on the CPU, each thread deposits a contiguous range of the particles into a
+// grid of its own, and the grids are summed node by node in a fixed order.
 // Sorted: particles sorted by 3-D cell, and each node sums the particles of its eight cells
 // (no atomics; the same sums in the same order on every run).
 template <class Exec>
@@ -105,11 +108,12 @@ void slice_moments(const Exec& exec, const float* rho, const GridGeometry* geome
                    int image_order, double* moments);
 
 // E = -grad phi on the nodes (central differences; one-sided at the grid's edge), plus the
-// field of the pipe's images when pipe_radius_m > 0; the slices' weights for the far field.
+// field of the pipe's images when pipe_radius_m > 0, each node's also as the previous slice's
+// `next` (FieldNode); the slices' weights for the far field.
 template <class Exec>
 void field_from_potential(const Exec& exec, const float* phi, const double* moments, const GridGeometry* geometry,
                           const GridShape& shape, double macro_charge_C, double pipe_radius_m, int image_order,
-                          TransverseField* field, float* slice_weight);
+                          FieldNode* field, float* slice_weight);
 
 // The line-density spectrum to the E_z spectrum: times i k and -g q_macro / (4 pi eps0 gamma^2 hl nl),
 // harmonics above `cutoff` removed.

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/atomics.hpp"
@@ -58,6 +59,60 @@ struct ComputeGeometry {
 PK_DEVICE_INLINE bool z_cell(const GridShape& s, const GridGeometry& g, double z, AxisWeight& w) {
     const double u = (z - g.z0) / g.hz;
     return s.periodic_z ? periodic_cell(u, s.nz, w) : axis_cell(u, s.nz, w);
+}
+
+// Node (k, j, i) of the index (k ny + j) nx + i. In 32 bits: a grid has fewer than 2^32 nodes
+// (GridShape::cells() < 2^31 is checked), and a 32-bit division costs a fraction of a 64-bit
+// one on either backend (the per-node kernels do little else).
+struct NodeIndex {
+    int i, j, k;
+};
+PK_DEVICE_INLINE NodeIndex node_index(std::size_t node, const GridShape& s) {
+    const auto q = std::uint32_t(node), nx = std::uint32_t(s.nx), ny = std::uint32_t(s.ny);
+    const std::uint32_t row = q / nx;
+    return {int(q - row * nx), int(row % ny), int(row / ny)};
+}
+
+// A particle's cloud-in-cell weights: node c = j nx + i of its cell's lower corner in planes k
+// and k + 1 (wrapped), the four corners' weights in x and y, and the two planes' weights in z
+// (one plane when nz == 1). False for a particle off the grid.
+struct CicCorners {
+    int k, c;
+    float w00, w10, w01, w11;
+    float z0, z1;
+};
+PK_DEVICE_INLINE bool cic_corners(const BeamView& b, std::size_t i, const GridGeometry& g, const GridShape& s,
+                                  CicCorners& out) {
+    AxisWeight wx, wy, wz;
+    if (!z_cell(s, g, b.z[i], wz) || !axis_cell((b.x[i] - g.x0) / g.hx, s.nx, wx) ||
+        !axis_cell((b.y[i] - g.y0) / g.hy, s.ny, wy))
+        return false;
+    out.k = wz.i;
+    out.c = wy.i * s.nx + wx.i;
+    out.w00 = (1.0f - wx.f) * (1.0f - wy.f);
+    out.w10 = wx.f * (1.0f - wy.f);
+    out.w01 = (1.0f - wx.f) * wy.f;
+    out.w11 = wx.f * wy.f;
+    out.z0 = s.nz == 1 ? 1.0f : 1.0f - wz.f;
+    out.z1 = wz.f;
+    return true;
+}
+
+// Adds a particle's weights to the planes `near` (its z cell's) and `far` (the next; unused
+// when nz == 1) of an nx-wide grid, with `add` (a shared-memory atomic or a plain add).
+template <class Add>
+PK_DEVICE_INLINE void add_cic(const CicCorners& w, int nx, int planes, float* near, float* far, Add add) {
+    const int c = w.c;
+    add(&near[c], w.z0 * w.w00);
+    add(&near[c + 1], w.z0 * w.w10);
+    add(&near[c + nx], w.z0 * w.w01);
+    add(&near[c + nx + 1], w.z0 * w.w11);
+    if (planes == 2) {
+        add(&far[c], w.z1 * w.w00);
+        add(&far[c + 1], w.z1 * w.w10);
+        add(&far[c + nx], w.z1 * w.w01);
+        add(&far[c + nx + 1], w.z1 * w.w11);
+    }
 }
 
 // Keys for sorting: the z cell (privatised) or the 3-D cell (sorted); invalid beyond the last.
@@ -133,26 +188,9 @@ struct DepositPrivatised {
         blk.threads([&](int t) {
             const GridGeometry g = *geometry;
             for (std::uint32_t p = first + std::uint32_t(t); p < last; p += kThreads) {
-                const std::uint32_t i = order[p];
-                AxisWeight wx, wy, wz;
-                if (!z_cell(s, g, b.z[i], wz) || !axis_cell((b.x[i] - g.x0) / g.hx, s.nx, wx) ||
-                    !axis_cell((b.y[i] - g.y0) / g.hy, s.ny, wy))
-                    continue;
-                const int c = wy.i * nx + wx.i;
-                const float w00 = (1.0f - wx.f) * (1.0f - wy.f), w10 = wx.f * (1.0f - wy.f), w01 = (1.0f - wx.f) * wy.f,
-                            w11 = wx.f * wy.f;
-                const float z0 = planes == 1 ? 1.0f : 1.0f - wz.f;
-                block_atomic_add(&local[c], z0 * w00);
-                block_atomic_add(&local[c + 1], z0 * w10);
-                block_atomic_add(&local[c + nx], z0 * w01);
-                block_atomic_add(&local[c + nx + 1], z0 * w11);
-                if (planes == 2) {
-                    float* next = local + plane;
-                    block_atomic_add(&next[c], wz.f * w00);
-                    block_atomic_add(&next[c + 1], wz.f * w10);
-                    block_atomic_add(&next[c + nx], wz.f * w01);
-                    block_atomic_add(&next[c + nx + 1], wz.f * w11);
-                }
+                CicCorners w;
+                if (!cic_corners(b, order[p], g, s, w)) continue;  // the keys left out the lost
+                add_cic(w, nx, planes, local, local + plane, [](float* a, float v) { block_atomic_add(a, v); });
             }
         });
         blk.sync();
@@ -168,6 +206,51 @@ struct DepositPrivatised {
                            v);
             }
         });
+    }
+};
+
+// The CPU's privatised deposition: copy c (one OpenMP thread) zeroes its own compact grid
+// (nz x ny x nx) and deposits the particles [c n / copies, (c + 1) n / copies) into it, read in
+// their order (no sort, no gather, no atomics); SumCopies then adds the copies node by node.
+struct DepositCopies {
+    static constexpr int kThreads = 1;
+    BeamView b;
+    const GridGeometry* geometry;
+    GridShape s;
+    std::size_t copies;
+    float* grids;
+    template <class Block> PK_HD void operator()(Block& blk) const {
+        const std::size_t c = blk.index(), plane = std::size_t(s.nx) * std::size_t(s.ny), nodes = std::size_t(s.nz) * plane;
+        float* grid = grids + c * nodes;
+        for (std::size_t q = 0; q < nodes; ++q) grid[q] = 0.0f;
+        const GridGeometry g = *geometry;
+        const int planes = s.nz == 1 ? 1 : 2;
+        for (std::size_t i = c * b.n / copies, last = (c + 1) * b.n / copies; i < last; ++i) {
+            CicCorners w;
+            if (b.status[i] != kAlive || !cic_corners(b, i, g, s, w)) continue;
+            const int next = w.k + 1 == s.nz ? 0 : w.k + 1;
+            add_cic(w, s.nx, planes, grid + std::size_t(w.k) * plane, grid + std::size_t(next) * plane,
+                    [](float* a, float v) { *a += v; });
+        }
+    }
+};
+
+// Row r of the padded charge grid (nz x 2ny rows of 2nx): the sums of the copies' nodes, in
+// copy order (zero outside the physical nodes); a row at a time, so the CPU's loops run along x.
+struct SumCopies {
+    const float* grids;
+    std::size_t copies;
+    GridShape s;
+    float* rho;
+    PK_DEVICE_INLINE void operator()(std::size_t r) const {
+        const std::size_t nx = std::size_t(s.nx), ny = std::size_t(s.ny), nodes = std::size_t(s.nz) * nx * ny;
+        const std::size_t k = r / (2 * ny), j = r % (2 * ny);
+        float* out = rho + r * 2 * nx;
+        for (std::size_t i = 0; i < 2 * nx; ++i) out[i] = 0.0f;
+        if (j >= ny) return;
+        const float* in = grids + (k * ny + j) * nx;
+        for (std::size_t c = 0; c < copies; ++c)
+            for (std::size_t i = 0; i < nx; ++i) out[i] += in[c * nodes + i];
     }
 };
 
@@ -200,8 +283,7 @@ struct GatherNodes {
     float* rho;
     PK_DEVICE_INLINE void operator()(std::size_t node) const {
         const int nx = s.nx, ny = s.ny;
-        const int i = int(node % std::size_t(nx)), j = int((node / std::size_t(nx)) % std::size_t(ny)),
-                  k = int(node / (std::size_t(nx) * std::size_t(ny)));
+        const auto [i, j, k] = node_index(node, s);
         float sum = 0.0f;
         for (int dz = 0; dz < 2; ++dz) {
             int kc = k - dz;
@@ -370,12 +452,11 @@ struct FieldFromPotential {
     double image_factor;  // q_macro / (2 pi eps0)
     double pipe_radius;
     int order;
-    TransverseField* field;
+    FieldNode* field;
     float* slice_weight;
     PK_DEVICE_INLINE void operator()(std::size_t node) const {
         const int nx = s.nx, ny = s.ny;
-        const int i = int(node % std::size_t(nx)), j = int((node / std::size_t(nx)) % std::size_t(ny)),
-                  k = int(node / (std::size_t(nx) * std::size_t(ny)));
+        const auto [i, j, k] = node_index(node, s);
         const GridGeometry g = *geometry;
         const std::size_t row = std::size_t(2 * nx);
         const float* p = phi + std::size_t(k) * s.padded_plane() + std::size_t(j) * row + std::size_t(i);
@@ -405,7 +486,13 @@ struct FieldFromPotential {
             Ex += f * sr;
             Ey -= f * si;
         }
-        field[node] = {float(Ex), float(Ey)};
+        const TransverseField here{float(Ex), float(Ey)};
+        field[node].here = here;
+        // the previous slice's `next` (a bunch's first slice has none: its place, the last
+        // slice's, is read by no particle)
+        const std::size_t plane = std::size_t(nx) * std::size_t(ny);
+        const std::size_t previous = k > 0 ? node - plane : node + std::size_t(s.nz - 1) * plane;
+        field[previous].next = k > 0 || s.periodic_z ? here : TransverseField{0.0f, 0.0f};
         if (i == 0 && j == 0) slice_weight[k] = float(m[0]);
     }
 };
@@ -448,8 +535,27 @@ struct LineField {
 
 }  // namespace sc
 
-template <class Exec> std::size_t deposit_scratch_bytes(const Exec& exec, std::size_t n) {
-    return exec.template sort_pairs_scratch_bytes<std::uint32_t, std::uint32_t>(n);
+namespace sc {
+// The CPU's privatised deposition: one grid copy per thread, fewer for a small beam (a copy per
+// kDepositChunk particles) or a large grid (all of them within kDepositCopiesBytes).
+inline constexpr std::size_t kDepositCopiesBytes = std::size_t(1) << 30;
+inline std::size_t deposit_copies(int threads, std::size_t n, const GridShape& s) {
+    const std::size_t grid = std::size_t(s.nz) * std::size_t(s.nx) * std::size_t(s.ny) * sizeof(float);
+    std::size_t copies = std::min<std::size_t>(std::size_t(threads), (n + kDepositChunk - 1) / kDepositChunk);
+    copies = std::min(copies, kDepositCopiesBytes / grid);
+    return copies > 0 ? copies : 1;
+}
+}  // namespace sc
+
+template <class Exec> std::size_t deposit_scratch_bytes(const Exec& exec, std::size_t n, const GridShape& shape) {
+    const std::size_t sort = exec.template sort_pairs_scratch_bytes<std::uint32_t, std::uint32_t>(n);
+    if constexpr (Exec::is_cuda) {
+        (void)shape;
+        return sort;
+    } else {
+        const std::size_t grid = std::size_t(shape.nz) * std::size_t(shape.nx) * std::size_t(shape.ny) * sizeof(float);
+        return std::max(sort, sc::deposit_copies(exec.threads(), n, shape) * grid);
+    }
 }
 
 template <class Exec>
@@ -478,6 +584,18 @@ void sort_by_cell(const Exec& exec, Workspace& ws, const BeamView& beam, const G
 template <class Exec>
 void deposit_privatised(const Exec& exec, Workspace& ws, const BeamView& beam, const GridGeometry* geometry,
                         const GridShape& shape, const DepositBuffers& d, float* rho) {
+    if constexpr (!Exec::is_cuda) {
+        // The CPU has no shared memory to privatise in but a cache per core: a grid per thread
+        // over the particles in their order does without the sort, the gather by z cell and
+        // the atomics (docs/PERFORMANCE.md, "The PIC turn on the CPU").
+        const std::size_t copies = sc::deposit_copies(exec.threads(), beam.n, shape);
+        const std::size_t grid = std::size_t(shape.nz) * std::size_t(shape.nx) * std::size_t(shape.ny);
+        auto* grids = static_cast<float*>(ws.require(copies * grid * sizeof(float), "deposit copies"));
+        exec.for_each_block(copies, 0, sc::DepositCopies{beam, geometry, shape, copies, grids}, "pic.deposit_copies");
+        exec.for_each(std::size_t(shape.nz) * std::size_t(2 * shape.ny), sc::SumCopies{grids, copies, shape, rho},
+                      "pic.sum_copies");
+        return;
+    }
     exec.fill_zero(rho, std::size_t(shape.nz) * shape.padded_plane() * sizeof(float));
     const auto cells = std::uint32_t(shape.z_cells());
     sc::sort_by_cell(exec, ws, beam, geometry, shape, d, false, cells);
@@ -532,7 +650,7 @@ void slice_moments(const Exec& exec, const float* rho, const GridGeometry* geome
 template <class Exec>
 void field_from_potential(const Exec& exec, const float* phi, const double* moments, const GridGeometry* geometry,
                           const GridShape& shape, double macro_charge_C, double pipe_radius_m, int image_order,
-                          TransverseField* field, float* slice_weight) {
+                          FieldNode* field, float* slice_weight) {
     exec.for_each(std::size_t(shape.nz) * std::size_t(shape.nx) * std::size_t(shape.ny),
                   sc::FieldFromPotential{phi, moments, geometry, shape,
                                          macro_charge_C / (2.0 * constants::pi * constants::epsilon0_F_per_m),
@@ -558,7 +676,7 @@ void line_field(const Exec& exec, Complexf* spectrum, const GridGeometry* geomet
 }
 
 #define PK_PIC_SPACE_CHARGE_INSTANTIATE(Exec)                                                                      \
-    template std::size_t deposit_scratch_bytes(const Exec&, std::size_t);                                         \
+    template std::size_t deposit_scratch_bytes(const Exec&, std::size_t, const GridShape&);                       \
     template void compute_geometry(const Exec&, const BeamBounds*, const GridShape&, GridGeometry*);              \
     template void deposit_privatised(const Exec&, Workspace&, const BeamView&, const GridGeometry*,              \
                                      const GridShape&, const DepositBuffers&, float*);                            \
@@ -570,7 +688,7 @@ void line_field(const Exec& exec, Complexf* spectrum, const GridGeometry* geomet
                                  double);                                                                          \
     template void slice_moments(const Exec&, const float*, const GridGeometry*, const GridShape&, int, double*);  \
     template void field_from_potential(const Exec&, const float*, const double*, const GridGeometry*,            \
-                                       const GridShape&, double, double, int, TransverseField*, float*);          \
+                                       const GridShape&, double, double, int, FieldNode*, float*);                \
     template void line_field(const Exec&, Complexf*, const GridGeometry*, const GridShape&, double, int);        \
     template void pack_charge(const Exec&, const float*, const GridShape&, float*);                             \
     template void unpack_charge(const Exec&, const float*, const GridShape&, float*);

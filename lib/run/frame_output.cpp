@@ -1,5 +1,7 @@
 #include "run/frame_output.hpp"
 
+#include <omp.h>
+
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -44,8 +46,18 @@ FrameOutput::FrameOutput(Simulation& simulation, fmt::FrameWriter& writer, Prove
       ranks_(simulation.communicator().duplicate()),
       staged_(simulation.backend(), simulation.frame_buffer_capacity(), slots) {
     reuse_freed_frame_memory();
-    builder_ = std::thread([this] { builder_loop(); });
-    if (ranks_.root()) writer_thread_ = std::thread([this] { writer_loop(); });
+    // New threads start from OpenMP's process-wide default, not from this thread's setting
+    // (--threads, a rank's share of the host): they take this thread's.
+    const int host_threads = omp_get_max_threads();
+    builder_ = std::thread([this, host_threads] {
+        omp_set_num_threads(host_threads);
+        builder_loop();
+    });
+    if (ranks_.root())
+        writer_thread_ = std::thread([this, host_threads] {
+            omp_set_num_threads(host_threads);
+            writer_loop();
+        });
 }
 
 FrameOutput::~FrameOutput() {

@@ -1,8 +1,6 @@
 #include "run/provenance.hpp"
 
-#include <chrono>
-#include <ctime>
-
+#include "base/system.hpp"
 #include "partikel_config.hpp"
 
 namespace partikel::run {
@@ -10,12 +8,7 @@ namespace partikel::run {
 Provenance make_provenance(std::string program, std::string command_line, std::string device,
                            std::optional<std::uint64_t> seed) {
     Provenance p{std::move(program), std::move(command_line), std::move(device), seed, {}, 0, {}};
-    const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-    std::tm tm{};
-    gmtime_r(&now, &tm);
-    char text[32];
-    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    p.utc_start = text;
+    p.utc_start = output_time_utc("%Y-%m-%dT%H:%M:%SZ");
     return p;
 }
 

@@ -10,6 +10,8 @@
 . "$PARTIKEL_SOURCE_DIR/tests/cli/lib.sh"
 export PATH="$PARTIKEL_BUILD_DIR/bin:$PATH"
 export PARTIKEL_DEVICE=cpu
+# Outputs stamped with a fixed time (base/system.hpp), so that two identical runs write the same bytes.
+export SOURCE_DATE_EPOCH=1700000000
 man_dir="$PARTIKEL_SOURCE_DIR/man/man1"
 programs=(sph-init sph-step nbody-init nbody-run pic-track frnn-build splat-render particle-info particle-convert
           compare-results)

@@ -15,6 +15,7 @@
 #include <iterator>
 #include <new>
 #include <sstream>
+#include <string_view>
 
 #include "base/error.hpp"
 #include "base/io.hpp"
@@ -58,12 +59,45 @@ std::string wrap_words(const std::string& text, std::size_t width) {
     return out + line;
 }
 
+// `line` in pieces of at most `width` columns, broken at the last of `breaks` that fits (a space
+// is dropped, any other break character ends its piece), every piece but the last ending with
+// `suffix` and every piece after the first starting with `indent`; a piece with no break that
+// fits stays whole.
+std::string break_line(std::string line, std::size_t width, const std::string& indent, const std::string& suffix,
+                       std::string_view breaks) {
+    std::string out;
+    while (line.size() > width) {
+        const std::size_t first = line.find_first_not_of(' ');  // never break inside the indent
+        std::size_t end = std::string::npos;  // of the piece
+        for (std::size_t i = first + 1; i < line.size() && i < width; ++i) {
+            const std::size_t piece = line[i] == ' ' ? i : i + 1;
+            if (breaks.find(line[i]) != std::string_view::npos && piece + suffix.size() <= width) end = piece;
+        }
+        if (end == std::string::npos) break;
+        out += line.substr(0, end) + suffix + '\n';
+        line = indent + line.substr(line[end] == ' ' ? end + 1 : end);
+    }
+    return out + line;
+}
+
 // --help in lines of at most help_columns(): CLI11 2.1 pads the option names to a column but
 // does not wrap, so option descriptions are wrapped beside that column and the program's
 // description is reflowed (its indented lines, examples, kept as written).
 class HelpFormatter : public CLI::Formatter {
 public:
     explicit HelpFormatter(std::size_t columns) : columns_(columns) { column_width(kNameColumn); }
+
+    // An option's names and value (`--colormap TEXT:{viridis,...}=viridis`) wider than the
+    // terminal: continued on indented lines after a comma or space (the description then starts
+    // on a line of its own, as CLI11 places it after any long name).
+    std::string make_option(const CLI::Option* option, bool positional) const override {
+        std::stringstream out;
+        const std::string name = make_option_name(option, positional) + make_option_opts(option);
+        // CLI11 writes two spaces before the name.
+        CLI::detail::format_help(out, break_line(name, columns_ - 2, std::string(4, ' '), "", ", "),
+                                 make_option_desc(option), column_width_);
+        return out.str();
+    }
 
     std::string make_option_desc(const CLI::Option* option) const override {
         std::string out;
@@ -82,8 +116,11 @@ public:
         std::istringstream lines(app->get_description());
         for (std::string line; std::getline(lines, line);) {
             if (line.empty() || line.front() == ' ') {
+                // An indented line (an example command) is kept, continued shell-style where
+                // it is wider than the terminal.
                 flush();
-                out += line + '\n';
+                const std::size_t depth = line.empty() ? 0 : line.find_first_not_of(' ');
+                out += break_line(line, columns_, std::string(depth + 2, ' '), " \\", " ") + '\n';
             } else {
                 paragraph += (paragraph.empty() ? "" : " ") + line;
             }
@@ -395,17 +432,12 @@ dist::Communicator Tool::join_ranks() {
 
 Backend Tool::open_backend() {
     // Several ranks on a host: a GPU each, or a share of the cores each.
-    std::string device = options_.device;
-    int threads = options_.threads;
-    if (ranks_ && ranks_->size() > 1) {
-        const auto gpus = cuda_devices();
-        if ((device == "auto" || device == "cuda") && !gpus.empty())
-            device = "cuda:" + std::to_string(ranks_->local_rank() % int(gpus.size()));
-        if (threads == 0) threads = std::max(1, omp_get_num_procs() / std::max(1, ranks_->local_size()));
-    }
+    const RankPlacement place = ranks_ ? place_rank(options_.device, options_.threads, ranks_->local_rank(),
+                                                    ranks_->size() > 1 ? ranks_->local_size() : 1)
+                                       : RankPlacement{options_.device, options_.threads};
     const auto select = [&] {
         try {
-            return select_backend(device, threads, &log_);
+            return select_backend(place.device, place.threads, &log_);
         } catch (const DeviceError& e) {
             // "--device cuda: no such GPU" would blame a flag nobody typed.
             const std::string message = e.what();
@@ -414,7 +446,8 @@ Backend Tool::open_backend() {
         }
     };
     Backend backend = select();
-    log_.debug("device: " + backend.describe());
+    log_.debug("device: " + backend.describe() + "; host loops: " + std::to_string(omp_get_max_threads()) +
+               " OpenMP threads");
     return backend;
 }
 

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <span>
+#include <string>
 
 #include "base/error.hpp"
 #include "base/log.hpp"
@@ -158,9 +160,14 @@ bool FrameParticles::bounds(Vec3f& lo, Vec3f& hi) const {
 namespace {
 // An f32 x 3 column as positions (base/vec.hpp: the same layout).
 std::span<Vec3f> as_vec3(std::span<float> xyz) { return {reinterpret_cast<Vec3f*>(xyz.data()), xyz.size() / 3}; }
-}  // namespace
 
-std::vector<fmt::Frame> split_by_slabs(const FrameInput& all, int ranks, float halo_m) {
+// Every rank's rows of `all`, in the frame's order, and whether each is a halo row (see
+// split_by_slabs); only rank `only`'s when given.
+struct SlabRows {
+    std::vector<std::vector<std::uint32_t>> rows;
+    std::vector<std::vector<std::uint8_t>> halo;
+};
+SlabRows slab_rows(const FrameInput& all, int ranks, float halo_m, std::optional<int> only) {
     const ParticleSpan& p = all.particles;
     const std::size_t n = p.position.size();
     // The longest axis of the particles' bounds.
@@ -176,46 +183,67 @@ std::vector<fmt::Frame> split_by_slabs(const FrameInput& all, int ranks, float h
     std::vector<float> x(n);
     for (std::size_t i = 0; i < n; ++i) x[i] = p.position[i][axis];
     const dist::SlabDecomposition slabs = dist::slabs_by_count(axis, x, ranks);
-    // Rank r's particles, in the frame's order: its slab's, and within halo_m of it.
-    std::vector<std::vector<std::uint32_t>> rows(static_cast<std::size_t>(ranks));
-    std::vector<std::vector<std::uint8_t>> halo(static_cast<std::size_t>(ranks));
+    SlabRows out;
+    out.rows.resize(static_cast<std::size_t>(ranks));
+    out.halo.resize(static_cast<std::size_t>(ranks));
+    const int first = only.value_or(0), last = only ? *only + 1 : ranks;
     for (std::size_t i = 0; i < n; ++i) {
         const int owner = slabs.rank_of(x[i]);
-        for (int r = 0; r < ranks; ++r) {
+        for (int r = first; r < last; ++r) {
             const double below = slabs.borders[std::size_t(r)], above = slabs.borders[std::size_t(r) + 1];
             if (r != owner && !(halo_m > 0.0f && x[i] >= below - halo_m && x[i] <= above + halo_m)) continue;
-            rows[std::size_t(r)].push_back(std::uint32_t(i));
-            halo[std::size_t(r)].push_back(r == owner ? 0 : 1);
+            out.rows[std::size_t(r)].push_back(std::uint32_t(i));
+            out.halo[std::size_t(r)].push_back(r == owner ? 0 : 1);
         }
     }
-    std::vector<fmt::Frame> shares(static_cast<std::size_t>(ranks));
-    for (int r = 0; r < ranks; ++r) {
-        const auto& mine = rows[std::size_t(r)];
-        fmt::Group& g = shares[std::size_t(r)].add_group("particles", mine.size());
-        const auto gather = [&](const char* name, std::span<const float> values) {
-            if (values.empty()) return;
-            const auto out = g.add_column(name, ScalarType::f32, 1).values<float>();
-            for (std::size_t k = 0; k < mine.size(); ++k) out[k] = values[mine[k]];
-        };
-        const auto position = as_vec3(g.add_column("position", ScalarType::f32, 3).values<float>());
-        for (std::size_t k = 0; k < mine.size(); ++k) position[k] = p.position[mine[k]];
-        gather("radius", p.radius_m);
-        gather("value", p.value);
-        if (halo_m > 0.0f) {
-            const auto out = g.add_column("halo", ScalarType::u8, 1).values<std::uint8_t>();
-            std::copy(halo[std::size_t(r)].begin(), halo[std::size_t(r)].end(), out.begin());
-        }
-        fmt::Group& o = shares[std::size_t(r)].add_group("opaque", all.opaque.position.size());
-        if (!all.opaque.position.empty()) {
-            const auto out = as_vec3(o.add_column("position", ScalarType::f32, 3).values<float>());
-            std::copy(all.opaque.position.begin(), all.opaque.position.end(), out.begin());
-        }
-        if (!all.opaque.radius_m.empty()) {
-            const auto out = o.add_column("radius", ScalarType::f32, 1).values<float>();
-            std::copy(all.opaque.radius_m.begin(), all.opaque.radius_m.end(), out.begin());
-        }
+    return out;
+}
+
+// The share of the rows `mine` (halo flags `halo`, written when halo_m > 0).
+fmt::Frame make_share(const FrameInput& all, const std::vector<std::uint32_t>& mine, const std::vector<std::uint8_t>& halo,
+                      float halo_m) {
+    const ParticleSpan& p = all.particles;
+    fmt::Frame share;
+    fmt::Group& g = share.add_group("particles", mine.size());
+    const auto gather = [&](const char* name, std::span<const float> values) {
+        if (values.empty()) return;
+        const auto out = g.add_column(name, ScalarType::f32, 1).values<float>();
+        for (std::size_t k = 0; k < mine.size(); ++k) out[k] = values[mine[k]];
+    };
+    const auto position = as_vec3(g.add_column("position", ScalarType::f32, 3).values<float>());
+    for (std::size_t k = 0; k < mine.size(); ++k) position[k] = p.position[mine[k]];
+    gather("radius", p.radius_m);
+    gather("value", p.value);
+    if (halo_m > 0.0f) {
+        const auto out = g.add_column("halo", ScalarType::u8, 1).values<std::uint8_t>();
+        std::copy(halo.begin(), halo.end(), out.begin());
     }
+    fmt::Group& o = share.add_group("opaque", all.opaque.position.size());
+    if (!all.opaque.position.empty()) {
+        const auto out = as_vec3(o.add_column("position", ScalarType::f32, 3).values<float>());
+        std::copy(all.opaque.position.begin(), all.opaque.position.end(), out.begin());
+    }
+    if (!all.opaque.radius_m.empty()) {
+        const auto out = o.add_column("radius", ScalarType::f32, 1).values<float>();
+        std::copy(all.opaque.radius_m.begin(), all.opaque.radius_m.end(), out.begin());
+    }
+    return share;
+}
+}  // namespace
+
+std::vector<fmt::Frame> split_by_slabs(const FrameInput& all, int ranks, float halo_m) {
+    const SlabRows r = slab_rows(all, ranks, halo_m, std::nullopt);
+    std::vector<fmt::Frame> shares;
+    shares.reserve(static_cast<std::size_t>(ranks));
+    for (std::size_t k = 0; k < r.rows.size(); ++k) shares.push_back(make_share(all, r.rows[k], r.halo[k], halo_m));
     return shares;
+}
+
+fmt::Frame slab_share(const FrameInput& all, int ranks, int rank, float halo_m) {
+    if (rank < 0 || rank >= ranks)
+        throw UsageError("slab_share: rank " + std::to_string(rank) + " of " + std::to_string(ranks));
+    const SlabRows r = slab_rows(all, ranks, halo_m, rank);
+    return make_share(all, r.rows[std::size_t(rank)], r.halo[std::size_t(rank)], halo_m);
 }
 
 FrameInput share_input(const fmt::Frame& share) {

@@ -64,6 +64,9 @@ private:
 // flagged as halo, every other particle within halo_m of its slab along that axis (the
 // anisotropy's support). Each share keeps the frame's order of its particles.
 std::vector<fmt::Frame> split_by_slabs(const FrameInput& all, int ranks, float halo_m);
+// Rank `rank`'s share alone, equal to split_by_slabs(all, ranks, halo_m)[rank]: what a rank
+// that read the whole frame itself keeps.
+fmt::Frame slab_share(const FrameInput& all, int ranks, int rank, float halo_m);
 // The renderer's input over a share made by split_by_slabs (spans into `share`).
 FrameInput share_input(const fmt::Frame& share);
 

@@ -261,8 +261,10 @@ std::optional<std::uint64_t> injected_failure_frame(int rank) {
     return std::uint64_t(std::atoll(f));
 }
 
-// How the ranks share the sequence (after RankSplit::automatic is resolved).
-enum class Sharing : std::uint8_t { one_rank, own_reads, dealt, particles };
+// How the ranks share the sequence (after RankSplit::automatic is resolved): one rank; each rank
+// its own frames, read itself or dealt out by rank 0; every frame split into slabs, read by
+// every rank (each keeps its slab) or cut by rank 0 and sent.
+enum class Sharing : std::uint8_t { one_rank, own_reads, dealt, particles_own_reads, particles_dealt };
 
 }  // namespace
 
@@ -336,7 +338,7 @@ SequenceReport render_stream(const Backend& backend, const SequenceOptions& opti
         if (ranks.size() == 1) return;
         const bool one_frame = total && *total == 1;
         if (options.split == RankSplit::particles || (options.split == RankSplit::automatic && one_frame)) {
-            sharing = Sharing::particles;
+            sharing = reader->frame_count() ? Sharing::particles_own_reads : Sharing::particles_dealt;
             return;
         }
         sharing = reader->frame_count() ? Sharing::own_reads : Sharing::dealt;
@@ -346,18 +348,20 @@ SequenceReport render_stream(const Backend& backend, const SequenceOptions& opti
     });
     if (ranks.size() > 1) {
         ranks.bcast_value(sharing);
-        if (sharing == Sharing::own_reads)
+        if (sharing == Sharing::own_reads || sharing == Sharing::particles_own_reads)
             ranks.collectively([&] {
                 if (!root) reader = fmt::open_reader(options.input);
             });
     }
+    const bool split_particles = sharing == Sharing::particles_own_reads || sharing == Sharing::particles_dealt;
     if (options.preview && pattern.text() == "-")
         throw UsageError("--preview writes a PNG beside each image; -o - (standard output) has no place beside it");
     // Frames dealt by rank 0 travel on a communicator of their own (its reading thread sends).
     const dist::Communicator link = sharing == Sharing::dealt ? ranks.duplicate() : ranks;
     std::unique_ptr<FrameSource> source;
     FramePrefetch* prefetch = nullptr;  // the source when this rank reads the whole input
-    if (sharing == Sharing::one_rank || (sharing == Sharing::particles && root)) {
+    if (sharing == Sharing::one_rank || sharing == Sharing::particles_own_reads ||
+        (sharing == Sharing::particles_dealt && root)) {
         auto own = std::make_unique<FramePrefetch>([&](const PushFrame& push, const std::function<bool()>&) {
             fmt::for_each_selected(*reader, selection, [&](std::uint64_t i, fmt::Frame& f) { push(i, std::move(f)); });
         });
@@ -475,7 +479,9 @@ SequenceReport render_stream(const Backend& backend, const SequenceOptions& opti
         std::string where = backend.describe();
         if (ranks.size() > 1)
             where = ranks.describe() + ", " + where + " on rank 0, " +
-                    (sharing == Sharing::particles ? "each frame's particles split, composited" : "frames dealt out");
+                    (sharing == Sharing::particles_own_reads ? "each frame's particles split, composited; every rank reads"
+                     : split_particles                        ? "each frame's particles split, composited; rank 0 reads and sends"
+                                                              : "frames dealt out");
         log.info(std::string("rendering ") + style_name(settings.style) + " at " + std::to_string(settings.width) + "x" +
                  std::to_string(settings.height) + " on " + where);
     };
@@ -530,7 +536,7 @@ SequenceReport render_stream(const Backend& backend, const SequenceOptions& opti
         report.skipped_particles += particles.skipped();
     };
 
-    if (sharing != Sharing::particles) {
+    if (!split_particles) {
         // Each rank its own frames (or the only rank all of them). The others wait for rank 0's
         // look, which it sends once its first frame is rendered (the exposure needs the image).
         if (sharing != Sharing::one_rank && !root) share_look();
@@ -556,23 +562,39 @@ SequenceReport render_stream(const Backend& backend, const SequenceOptions& opti
         }
         if (!look_shared) share_look();  // rank 0 had no frame: nor has any other rank
     } else {
-        // Every frame on every rank: rank 0 reads it, cuts it into slabs and sends each rank its
-        // share; the images are composited (render/renderer.hpp) and rank 0 writes them.
+        // Every frame on every rank, cut into slabs: from an input with an index every rank reads
+        // the frame and keeps its own slab (the same cut everywhere: the same particles, the same
+        // arithmetic), otherwise rank 0 reads it, cuts it and sends each rank its share; the
+        // images are composited (render/renderer.hpp) and rank 0 writes them.
         struct Header {
             std::uint64_t index = 0;
             std::uint8_t more = 0;
         };
+        const bool every_rank_reads = sharing == Sharing::particles_own_reads;
         fmt::Frame current;
         for (;;) {
             Header header;
-            if (root) {
+            const auto read_next = [&] {
                 if (auto next = source->next()) {
                     current = std::move(next->second);
                     header = {next->first, 1};
                     load(current, header.index);
                 }
-            }
-            ranks.bcast_value(header);
+            };
+            if (every_rank_reads) ranks.collectively(read_next);  // a reading error ends every rank alike
+            else if (root) read_next();
+            Header roots = header;
+            ranks.bcast_value(roots);
+            if (every_rank_reads)  // the same frame on every rank, or every rank stops
+                ranks.collectively([&] {
+                    if (roots.more != header.more || roots.index != header.index)
+                        throw FormatError(source_name + ": rank " + std::to_string(ranks.rank()) + " read " +
+                                          (header.more ? "frame " + std::to_string(header.index) : "no frame") +
+                                          " where rank 0 read " +
+                                          (roots.more ? "frame " + std::to_string(roots.index) : "none") +
+                                          " (did the input change while it was read?)");
+                });
+            header = roots;
             if (!header.more) break;
             const bool first = !renderer;
             if (first) {
@@ -580,8 +602,9 @@ SequenceReport render_stream(const Backend& backend, const SequenceOptions& opti
                 share_look();
             }
             const float halo_m = settings.style == Style::fluid ? 2.0f * settings.smoothing_length_m * 1.001f : 0.0f;
-            const fmt::Frame share = run::scatter_frames(
-                ranks, [&] { return split_by_slabs(particles.input(), ranks.size(), halo_m); });
+            const fmt::Frame share =
+                every_rank_reads ? slab_share(particles.input(), ranks.size(), ranks.rank(), halo_m)
+                                 : run::scatter_frames(ranks, [&] { return split_by_slabs(particles.input(), ranks.size(), halo_m); });
             const FrameInput input = share_input(share);
             if (first) started(input, ranks);
             render(input, header.index);
@@ -590,7 +613,7 @@ SequenceReport render_stream(const Backend& backend, const SequenceOptions& opti
     }
     source.reset();
     queue.finish();
-    if (ranks.size() > 1 && sharing != Sharing::particles) {
+    if (ranks.size() > 1 && !split_particles) {
         report.frames = ranks.allreduce<std::uint64_t>(report.frames, dist::ReduceOp::sum);
         report.skipped_particles = ranks.allreduce<std::uint64_t>(report.skipped_particles, dist::ReduceOp::sum);
     }

@@ -14,9 +14,11 @@
 //              frames from the input when it can seek (a file with an index, HDF5); otherwise
 //              (stdin, a pipe, a stream without index) rank 0 reads and sends each frame to its
 //              rank. A failed rank ends the others at their next frame;
-//   particles  every frame is cut into slabs (frame_particles.hpp, split_by_slabs) on rank 0,
-//              which reads the input; every rank renders its share and the images are
-//              composited (render/renderer.hpp), then rank 0 shades, encodes and writes them.
+//   particles  every frame is cut into slabs (frame_particles.hpp, split_by_slabs): from an
+//              input it can seek every rank reads the frame and keeps its own slab
+//              (slab_share); otherwise rank 0 reads it and sends each rank its share. Every rank
+//              renders its share and the images are composited (render/renderer.hpp), then
+//              rank 0 shades, encodes and writes them.
 #pragma once
 
 #include <cstdint>

@@ -15,11 +15,24 @@ for prog in "${programs[@]}"; do
   width=$(env -u COLUMNS "$prog" --help | widest)
   [ "$width" -le 80 ] || { echo "FAIL $prog --help is $width columns wide:"; env -u COLUMNS "$prog" --help | awk 'length($0) > 80' | head -3; fail=1; }
 done
-# Wider and narrower terminals: the description fills 120 columns; at 60 the descriptions wrap.
+# Wider and narrower terminals: the description fills 120 columns; narrower ones, down to the
+# 50 columns --help keeps at least, get every line within them: descriptions wrap, a long
+# example continues shell-style and a long option value list after a comma.
 width=$(COLUMNS=120 splat-render --help | widest)
 [ "$width" -gt 80 ] && [ "$width" -le 120 ] || { echo "FAIL COLUMNS=120: splat-render --help is $width columns wide"; fail=1; }
-width=$(COLUMNS=60 particle-info --help | widest)
-[ "$width" -le 60 ] || { echo "FAIL COLUMNS=60: particle-info --help is $width columns wide"; fail=1; }
+for columns in 72 60 50; do
+  for prog in "${programs[@]}"; do
+    width=$(COLUMNS=$columns "$prog" --help | widest)
+    [ "$width" -le $columns ] || { echo "FAIL COLUMNS=$columns: $prog --help is $width columns wide:";
+      COLUMNS=$columns "$prog" --help | awk -v c=$columns 'length($0) > c' | head -3; fail=1; }
+  done
+done
+# The continued example, joined again, is the 80-column line; the value list keeps every name.
+example() { sed -e ':a' -e '/ \\$/N; s/ \\\n */ /; ta' | grep -F 'mpirun -np 4 nbody-run'; }
+[ "$(COLUMNS=50 nbody-run --help | example)" = "$(env -u COLUMNS nbody-run --help | example)" ] ||
+  { echo "FAIL COLUMNS=50: nbody-run's example is not the 80-column one continued:"; COLUMNS=50 nbody-run --help | grep -A2 -F 'mpirun -np 4'; fail=1; }
+COLUMNS=50 splat-render --help | tr -d '\n ' | grep -qF -- '--colormapTEXT:{viridis,magma,inferno,coolwarm,grey,gray}=viridis' ||
+  { echo "FAIL COLUMNS=50: splat-render's --colormap values are not all there:"; COLUMNS=50 splat-render --help | grep -A2 -- --colormap; fail=1; }
 
 # --- one summary line at the end of a run ------------------------------------------------------
 # summary PROG ARGS...: the run succeeds and its last stderr line is PROG's info line.

@@ -7,11 +7,15 @@ usage: pvpython check_paraview.py RUN.xmf V.vtk.series PLAIN.csv
 RUN.xmf holds the groups fluid and wall of tests/cli/particle-convert/data/sample.csv at the
 times 0.6, 0.605 and 0.61 s; the VTK series and the CSV hold fluid alone.
 """
+import os
 import sys
 
 from paraview import servermanager as sm
 from paraview import simple
 from vtkmodules.numpy_interface import dataset_adapter as dsa
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "scripts", "interop"))
+from paraview_blocks import blocks, time_values  # noqa: E402
 
 xmf, series, csv = sys.argv[1:4]
 times = [0.6, 0.605, 0.61]
@@ -23,31 +27,14 @@ def expect(cond, what):
         errors.append(what)
 
 
-def blocks(data):
-    """(name, dataset) of every leaf of a composite dataset, or the dataset itself."""
-    if not data.IsA("vtkCompositeDataSet"):
-        return [(None, data)]
-    out = []
-    it = data.NewIterator()
-    it.InitTraversal()
-    while not it.IsDoneWithTraversal():
-        meta = it.GetCurrentMetaData()
-        name = meta.Get(data.NAME()) if meta.Has(data.NAME()) else None
-        out.append((name, it.GetCurrentDataObject()))
-        it.GoToNextItem()
-    return out
-
-
-def time_values(reader):
-    tv = reader.TimestepValues
-    return list(tv) if hasattr(tv, "__len__") else [tv]
-
-
 # Row 0 of sample.csv: position (0.1, 0.2, 0.3), stress xx..xy = 1..6 in SPEC.md's order
 # xx yy zz yz xz xy, ids 1, 2 and 2^64 - 1.
 def check_grid(label, ds, stress_components):
     pd = ds.GetPointData()
     expect(ds.GetNumberOfPoints() == 3, f"{label}: {ds.GetNumberOfPoints()} points, not 3")
+    # ParaView draws cells: points without vertex cells show nothing (Xdmf3 makes none of a
+    # Polyvertex topology without connectivity).
+    expect(ds.GetNumberOfCells() == 3 and ds.GetCellType(0) == 2, f"{label}: {ds.GetNumberOfCells()} cells, not 3 vertices")
     p = ds.GetPoint(0)
     expect(abs(p[0] - 0.1) < 1e-7 and abs(p[1] - 0.2) < 1e-7 and abs(p[2] - 0.3) < 1e-7, f"{label}: point 0 is {p}")
     names = [pd.GetArrayName(i) for i in range(pd.GetNumberOfArrays())]

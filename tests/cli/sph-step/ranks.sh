@@ -28,6 +28,13 @@ exact="--atol 0 --rtol 0 --columns id,kind,mass"
 
 sph-init dam-break --dx 0.005 -o db.pks 2>/dev/null
 check "one rank" 0 sph-step -i db.pks -o one.pks --steps 20 --every-steps 10 --diag one.tsv --device cpu
+# Ranks on one host share its cores in every OpenMP loop (not only the CPU backend's), unless
+# OMP_NUM_THREADS says how many each takes.
+share=$(( $(nproc) / 2 )); [ $share -ge 1 ] || share=1
+check "threads: 2 ranks share the host" 0 mpi -np 2 env -u OMP_NUM_THREADS sph-step -i db.pks -o /dev/null --steps 1 -v
+expect_text "threads: 2 ranks share the host" err "host loops: $share OpenMP threads"
+check "threads: OMP_NUM_THREADS is each rank's" 0 mpi -np 2 sph-step -i db.pks -o /dev/null --steps 1 -v
+expect_text "threads: OMP_NUM_THREADS is each rank's" err "(1 OpenMP threads); host loops: 1 OpenMP threads"
 for np in 2 4; do
   check "$np ranks" 0 mpi -np $np sph-step -i db.pks -o r$np.pks --steps 20 --every-steps 10 --diag r$np.tsv --device cpu
   expect_text "$np ranks: the log names the ranks" err "simulating"

@@ -32,15 +32,17 @@ for style in fluid points spheres; do
     check "$style, $np ranks" 0 mpi -np $np splat-render -i frames.pks --frames 2 --split $split -o "r${np}_$style.exr" \
       --style $style $size "${extra[@]}"
     expect_text "$style, $np ranks: composited" err "$np ranks (mpi)"
-    expect_text "$style, $np ranks: composited" err "each frame's particles split, composited"
+    expect_text "$style, $np ranks: composited" err "each frame's particles split, composited; every rank reads"
     check "$style, $np ranks: 40 dB" 0 compare-results --min-psnr 40 "r${np}_$style.exr" "one_$style.exr"
     check "$style, $np ranks: bit-equal $exact" 0 compare-results --atol 0 --rtol 0 --columns $exact \
       "r${np}_$style.exr" "one_$style.exr"
   done
 done
-# Read from stdin by rank 0 (which cuts it into slabs).
+# Read from stdin by rank 0 (which cuts it into slabs and sends the shares); from a file every
+# rank reads the frame and keeps its own slab (above).
 check "fluid from stdin, 2 ranks" 0 sh -c "cat frames.pks | timeout 300 mpirun --quiet --oversubscribe --allow-run-as-root \
-  -np 2 splat-render -q -i - --frames 2 --split particles -o stdin_fluid.exr $size"
+  -np 2 splat-render -i - --frames 2 --split particles -o stdin_fluid.exr $size"
+expect_text "fluid from stdin, 2 ranks" err "composited; rank 0 reads and sends"
 check "fluid from stdin: bit-equal depth" 0 compare-results --atol 0 --rtol 0 --columns Z,count.X stdin_fluid.exr one_fluid.exr
 
 # A sequence, frame-parallel: each frame rendered whole by one rank, bit-identical.

@@ -64,7 +64,7 @@ ParticleSet gaussian_rings(double sigma, int rings, int per_ring) {
 }
 
 struct Solved {
-    std::vector<TransverseField> e;
+    std::vector<FieldNode> e;
     std::vector<float> weight;
     GridGeometry g;
     FieldMapView view;

@@ -2,10 +2,13 @@
 
 #include <hdf5.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
+#include <tuple>
 
 #include "formats/openpmd/h5_util.hpp"
+#include "formats/patches.hpp"
 #include "formats/reader.hpp"
 #include "sample_frames.hpp"
 
@@ -40,7 +43,71 @@ std::vector<H5Z_filter_t> filters_of(hid_t file, const char* path) {
     return out;
 }
 
+// A 1-D dataset read whole, as `T` (HDF5 converts).
+template <class T> std::vector<T> dataset_values(hid_t file, const std::string& path, hid_t memory_type) {
+    h5::Id ds(H5Dopen2(file, path.c_str(), H5P_DEFAULT));
+    REQUIRE(ds.valid());
+    h5::Id space(H5Dget_space(ds));
+    std::vector<T> out(static_cast<std::size_t>(H5Sget_simple_extent_npoints(space)));
+    REQUIRE(H5Dread(ds, memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()) >= 0);
+    return out;
+}
+
 }  // namespace
+
+TEST_CASE("particlePatches: one per recorded patch, each with its particles' box") {
+    TempDir dir;
+    Frame frame = every_type_frame(5, 10);
+    const std::vector<std::uint64_t> rows{4, 0, 6};
+    set_patch_rows(frame, "fluid", rows);
+    CHECK(patch_rows(frame, frame.group("fluid")) == rows);
+    write_all(dir.file("p.h5"), {frame});
+    {
+        h5::Id file(H5Fopen(dir.file("p.h5").c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+        REQUIRE(file.valid());
+        const std::string patches = "/data/5/particles/fluid/particlePatches/";
+        CHECK(dataset_values<std::uint64_t>(file, patches + "numParticles", H5T_NATIVE_UINT64) == rows);
+        CHECK(dataset_values<std::uint64_t>(file, patches + "numParticlesOffset", H5T_NATIVE_UINT64) ==
+              std::vector<std::uint64_t>{0, 4, 4});
+        const Column& position = frame.group("fluid").at("position");
+        for (std::uint32_t k = 0; k < 3; ++k) {
+            const std::string c = component_names(3)[k];
+            const auto low = dataset_values<double>(file, patches + "offset/" + c, H5T_NATIVE_DOUBLE);
+            const auto size = dataset_values<double>(file, patches + "extent/" + c, H5T_NATIVE_DOUBLE);
+            REQUIRE(low.size() == 3);
+            CHECK(low[1] == 0.0);  // the empty patch
+            CHECK(size[1] == 0.0);
+            for (const auto& [p, begin, end] : {std::tuple{0, 0, 4}, std::tuple{2, 4, 10}}) {
+                double lo = 1e300, hi = -1e300;
+                for (int i = begin; i < end; ++i) {
+                    const double v = position.as_double(std::uint64_t(i), k);
+                    CHECK(v >= low[std::size_t(p)]);
+                    CHECK(v < low[std::size_t(p)] + size[std::size_t(p)]);
+                    lo = std::min(lo, v);
+                    hi = std::max(hi, v);
+                }
+                CHECK(low[std::size_t(p)] == lo);  // the smallest box
+                CHECK(size[std::size_t(p)] <= (hi - lo) * (1 + 1e-12) + 1e-300);
+            }
+        }
+    }
+    // The attribute travels with the frame (HDF5 -> frame -> stream -> frame).
+    write_all(dir.file("p.pks"), read_all(dir.file("p.h5")));
+    const auto back = read_all(dir.file("p.pks"));
+    REQUIRE(back.size() == 1);
+    CHECK(patch_rows(back[0], back[0].group("fluid")) == rows);
+    // A list that does not describe the group's rows is one patch of the whole group.
+    for (const std::vector<double>& wrong : {std::vector<double>{4, 5}, {4, 0.5, 5.5}, {-1, 11}, {}}) {
+        frame.attributes["patches.fluid"] = wrong;
+        CHECK(patch_rows(frame, frame.group("fluid")) == std::vector<std::uint64_t>{10});
+    }
+    frame.attributes["patches.fluid"] = std::string("4 6");
+    CHECK(patch_rows(frame, frame.group("fluid")) == std::vector<std::uint64_t>{10});
+    write_all(dir.file("q.h5"), {frame});
+    h5::Id file(H5Fopen(dir.file("q.h5").c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+    CHECK(dataset_values<std::uint64_t>(file, "/data/5/particles/fluid/particlePatches/numParticles", H5T_NATIVE_UINT64) ==
+          std::vector<std::uint64_t>{10});
+}
 
 TEST_CASE("stream -> openPMD HDF5 -> stream is bit-identical (groupBased)") {
     TempDir dir;
@@ -149,6 +216,11 @@ TEST_CASE("the file follows openPMD 1.1.0") {
     const std::string xmf = text_of(dir.file("o.xmf"));
     CHECK(xmf.find("<Grid Name=\"fluid\" GridType=\"Collection\" CollectionType=\"Temporal\">") != std::string::npos);
     CHECK(xmf.find("TopologyType=\"Polyvertex\" NumberOfElements=\"10\"") != std::string::npos);
+    // Cells for the Xdmf3 readers: the first 10 of the file's vertex indices 0, 1, ...
+    CHECK(xmf.find("<DataItem ItemType=\"HyperSlab\" Dimensions=\"10\">") != std::string::npos);
+    CHECK(xmf.find("Dimensions=\"10\" NumberType=\"UInt\" Precision=\"4\">o.h5:/xdmf/vertices<") != std::string::npos);
+    CHECK(dataset_values<std::uint64_t>(file, "/xdmf/vertices", H5T_NATIVE_UINT64) ==
+          std::vector<std::uint64_t>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9});
     CHECK(xmf.find("Dimensions=\"10 3\" NumberType=\"Float\" Precision=\"4\">o.h5:/xdmf/5/fluid/position<") != std::string::npos);
     CHECK(xmf.find("AttributeType=\"Tensor6\"") != std::string::npos);
     CHECK(xmf.find("X_Y_Z") == std::string::npos);  // the Xdmf3 readers know no X_Y_Z geometry

@@ -146,7 +146,7 @@ void depositions_agree(const Backend& backend) {
         Beam beam(backend, p0);
         solver.solve(beam.view());
         std::vector<float> ex;
-        for (const TransverseField& f : solver.field()) ex.push_back(f.x);
+        for (const FieldNode& f : solver.field()) ex.push_back(f.here.x);
         fields.push_back(ex);
     }
     float largest = 0.0f;
