@@ -40,6 +40,9 @@ enum : int {
     // mdbc: grad rho at the ghost node (kg/m^4; 0 unless first order), for the virtual layers'
     // densities; written by every mdbc pass.
     wall_density_gradient,
+    // mdbc with the no-slip or free-slip velocity: G_b, the virtual layers' velocity v_b + G_b o
+    // (1/s, 3 x 3 by rows; ModifiedDynamicBoundary); written by every mdbc pass.
+    wall_velocity_gradient,
     // The rates of the last rates pass, and its time-step limits.
     acceleration,       // m/s^2
     density_rate,       // kg/(m^3 s)
@@ -84,6 +87,7 @@ inline constexpr FieldSpec kSphFields[field::count] = {
     {"boundary_normal", ScalarType::f32, 3, units::length, kStateFlags},
     {"virtual_layers", ScalarType::f32, 4, units::none, kFieldGather | kFieldCompact},
     {"wall_density_gradient", ScalarType::f32, 3, units::none, kFieldScratch},
+    {"wall_velocity_gradient", ScalarType::f32, 9, units::rate, kFieldScratch},
     {"acceleration", ScalarType::f32, 3, units::acceleration, kFieldScratch},
     {"density_rate", ScalarType::f32, 1, units::density_rate, kFieldScratch},
     {"xsph_velocity", ScalarType::f32, 3, units::velocity, kFieldScratch},

@@ -163,7 +163,8 @@ template <class Kernel, class Diffusion, class Extras, class Walls> struct Rates
 
     // A fluid-boundary pair with virtual layers: the pair itself and the boundary particle's
     // virtual points (boundary.hpp) at x_b + o seen from a fluid a (r_ab - o), or at x_a + o seen
-    // by b (r_ab + o), each with the density rho + o . grad rho_g and its pressure. A wall pushes
+    // by b (r_ab + o), each with the density rho + o . grad rho_g and its pressure, and the
+    // velocity v + G o where the wall mirrors the fluid's (no-slip, free-slip). A wall pushes
     // and never pulls: the fluid's pressure term counts only where positive (a splash's tension
     // would draw it into a wall whose support the virtual layers complete), as the boundary
     // particles' densities stay >= rho0.
@@ -179,18 +180,23 @@ template <class Kernel, class Diffusion, class Extras, class Walls> struct Rates
         terms(a_wall, b, m_b, vr_b, pressure_term_b, w_b, r_ab, r2, s);
         const Vec4f layers = b_boundary ? walls.layers[b] : a.layers;
         if (!(layers.w > 0.0f)) return;
-        const Vec3f gradient = walls.density_gradient[b_boundary ? b : a.index];
+        const std::uint32_t wall = b_boundary ? b : a.index;
+        const Vec3f gradient = walls.density_gradient[wall];
+        const Mat3f G = walls.velocity_gradient ? walls.velocity_gradient[wall] : Mat3f{};
         const float rho_wall = b_boundary ? vr_b.w : a.rho;
+        const Vec3f v_wall = b_boundary ? vr_b.xyz() : a.v;
         for_each_virtual_point(layers.xyz(), int(layers.w), [&](int, int, int, Vec3f o) {
             const Vec3f r_o = b_boundary ? r_ab - o : r_ab + o;
             const float r2_o = norm2(r_o);
             if (!(r2_o < walls.support2)) return;
             const float rho_o = fmaxf(rho_wall + dot(o, gradient), walls.eos.rho0);
             const float pressure_term_o = walls.eos.pressure(rho_o) / (rho_o * rho_o);
+            const Vec3f v_o = v_wall + G.times(o);
             if (b_boundary) {
-                terms(a_wall, b, m_b, {vr_b.x, vr_b.y, vr_b.z, rho_o}, pressure_term_o, w_b, r_o, r2_o, s);
+                terms(a_wall, b, m_b, {v_o.x, v_o.y, v_o.z, rho_o}, pressure_term_o, w_b, r_o, r2_o, s);
             } else {
                 Particle a_o = a;
+                a_o.v = v_o;
                 a_o.rho = rho_o;
                 a_o.pressure_term = pressure_term_o;
                 terms(a_o, b, m_b, vr_b, pressure_term_b, w_b, r_o, r2_o, s);

@@ -64,7 +64,9 @@ std::uint64_t present_fields(const SphParams& p, bool boundary_normals) {
            (p.viscosity == Viscosity::laminar_sps ? field_bit(field::sps_stress) : 0u) |
            (boundary_normals ? field_bit(field::boundary_normal) | field_bit(field::virtual_layers) |
                                   field_bit(field::wall_density_gradient)
-                            : 0u);
+                            : 0u) |
+           (boundary_normals && p.boundary_velocity != BoundaryVelocity::wall ? field_bit(field::wall_velocity_gradient)
+                                                                               : 0u);
 }
 
 // Whether frames hold field f: the scheme's written fields, the stress tensor on request.

@@ -402,6 +402,9 @@ template <class Exec> void modified_dynamic_boundary(const Exec& exec, SolverSta
                           .wall_velocity = s.f<Vec3f>(field::velocity),
                           .boundary_normal = s.f<Vec3f>(field::boundary_normal),
                           .density_gradient = s.f<Vec3f>(field::wall_density_gradient),
+                          .layer_velocity_gradient = s.fields.has(field::wall_velocity_gradient)
+                                                         ? s.f<Mat3f>(field::wall_velocity_gradient)
+                                                         : nullptr,
                           .kernel = kernel,
                           .eos = TaitEos::from_sound_speed(p.rho0, p.c0, p.gamma),
                           .h = p.h_m,
@@ -447,6 +450,8 @@ template <class Exec> void rates(const Exec& exec, SolverState& s, double t) {
             const float support = kernel.support();
             launch(kernel, diffusion, extras,
                    VirtualLayers{s.f<Vec4f>(field::virtual_layers), s.f<Vec3f>(field::wall_density_gradient),
+                                 s.fields.has(field::wall_velocity_gradient) ? s.f<Mat3f>(field::wall_velocity_gradient)
+                                                                             : nullptr,
                                  TaitEos::from_sound_speed(p.rho0, p.c0, p.gamma), support * support});
         } else {
             launch(kernel, diffusion, extras, NoVirtualLayers{});

@@ -81,6 +81,14 @@ TEST_CASE("the ghost node's corrected interpolation reproduces a linear density 
         // The velocity, linear in the lattice indices, at the ghost node (no-slip mirrors it).
         const Vec3f v_exact{0.1f * (ghost.x / dx - 0.3f), -0.05f * (ghost.y / dx - 0.5f), 0.02f};
         for (int k = 0; k < 3; ++k) CHECK(std::fabs(g.velocity[k] - v_exact[k]) < 1e-4f);
+        // Its gradient, for the virtual layers' velocities (1/s).
+        const Mat3f G = g.velocity_gradient;
+        const Mat3f G_exact{{0.1f / dx, 0, 0}, {0, -0.05f / dx, 0}, {0, 0, 0}};
+        for (int k = 0; k < 3; ++k) {
+            CHECK(std::fabs(G.x[k] - G_exact.x[k]) < 1e-3f * 0.1f / dx);
+            CHECK(std::fabs(G.y[k] - G_exact.y[k]) < 1e-3f * 0.1f / dx);
+            CHECK(std::fabs(G.z[k] - G_exact.z[k]) < 1e-3f * 0.1f / dx);
+        }
         // The boundary particle at x_b = x_g - 2 d n takes rho_g + (x_b - x_g) . grad rho_g.
         const Vec3f normal{0.0f, 0.5f * dx, 0.0f};
         const float boundary = g.density - 2.0f * dot(normal, g.gradient);
