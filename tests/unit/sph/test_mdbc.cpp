@@ -222,25 +222,33 @@ TEST_CASE("bad boundary parameters are usage errors") {
 
 namespace {
 
-// A dam break with walls of two layers (the full support of h = 1.5 dx) under mdbc and the given
-// velocity variant.
-Scene mdbc_dam_break(BoundaryVelocity velocity) {
+// A dam break with walls of `layers` layers under mdbc and the given velocity variant: one layer
+// has two virtual layers behind it for h = 1.5 dx (blocks at the edges and corners), two layers
+// one; the laminar viscosity takes the rates pass's other instantiation (ViscousExtras).
+Scene mdbc_dam_break(int layers, BoundaryVelocity velocity, Viscosity viscosity) {
     SceneOptions o;
     o.width_m = 0.04f;
     o.dx_m = 0.004f;
-    o.boundary_layers = 2;
+    o.boundary_layers = layers;
     Scene s = make_scene("dam-break", o);
     s.params.boundary = BoundaryScheme::mdbc;
     s.params.boundary_velocity = velocity;
+    s.params.viscosity = viscosity;
+    s.params.laminar_nu = 1e-4f;
     return s;
 }
 
 }  // namespace
 
 TEST_CASE("CPU and CUDA agree after 100 steps of an mdbc dam break" * doctest::test_suite("gpu")) {
-    for (const BoundaryVelocity velocity : {BoundaryVelocity::wall, BoundaryVelocity::no_slip, BoundaryVelocity::free_slip}) {
-        CAPTURE(to_string(velocity));
-        const Scene s = mdbc_dam_break(velocity);
-        check_cuda_matches_cpu(s.params, s.particles);  // the DBC comparison's tolerances
-    }
+    for (const int layers : {1, 2})
+        for (const BoundaryVelocity velocity :
+             {BoundaryVelocity::wall, BoundaryVelocity::no_slip, BoundaryVelocity::free_slip})
+            for (const Viscosity viscosity : {Viscosity::artificial, Viscosity::laminar}) {
+                CAPTURE(layers);
+                CAPTURE(to_string(velocity));
+                CAPTURE(to_string(viscosity));
+                const Scene s = mdbc_dam_break(layers, velocity, viscosity);
+                check_cuda_matches_cpu(s.params, s.particles);  // the DBC comparison's tolerances
+            }
 }
