@@ -271,6 +271,7 @@ PK_DEVICE_INLINE GhostNodeValue solve_ghost_node(const GhostNodeSums& s, float h
 // particles' only, so the pass has no race.
 template <class Kernel> struct ModifiedDynamicBoundary {
     static constexpr int kMinBlocksPerSM = 1;
+    static constexpr bool kOneRank = true;  // mdbc
     const Vec4f* position_mass;  // records: the sign of the mass is the kind
     Vec4f* velocity_density;     // records
     float* pressure_term;        // records: P / rho^2
@@ -379,17 +380,24 @@ PK_DEVICE_INLINE Vec3f virtual_layer_steps(Vec3f normal, float dx) {
     return s;
 }
 
-// Visit the virtual points o of a block of c layers along the steps s: body(o) for every o but 0.
-template <class Body> PK_DEVICE_INLINE void for_each_virtual_point(Vec3f s, int c, Body&& body) {
+// The points o = i s_x + j s_y + k s_z of a block of c layers along the steps s (0 <= i, j, k <= c
+// on the axes s has a component on): body(i, j, k, o) for each, o = 0 (the particle itself) first;
+// for_each_virtual_point visits the virtual ones, every o but 0.
+template <class Body> PK_DEVICE_INLINE void for_each_block_point(Vec3f s, int c, Body&& body) {
     const int cx = s.x != 0.0f ? c : 0, cy = s.y != 0.0f ? c : 0, cz = s.z != 0.0f ? c : 0;
     for (int i = 0; i <= cx; ++i)
         for (int j = 0; j <= cy; ++j)
-            for (int k = 0; k <= cz; ++k)
-                if (i + j + k > 0) body(i, j, k, Vec3f{float(i) * s.x, float(j) * s.y, float(k) * s.z});
+            for (int k = 0; k <= cz; ++k) body(i, j, k, Vec3f{float(i) * s.x, float(j) * s.y, float(k) * s.z});
+}
+template <class Body> PK_DEVICE_INLINE void for_each_virtual_point(Vec3f s, int c, Body&& body) {
+    for_each_block_point(s, c, [&](int i, int j, int k, Vec3f o) {
+        if (i + j + k > 0) body(i, j, k, o);
+    });
 }
 
 struct VirtualLayerScan {
     static constexpr int kMinBlocksPerSM = 1;
+    static constexpr bool kOneRank = true;  // mdbc
     static constexpr int kMaxLayers = 3;  // the block's (K + 1)^3 points as bits of a 64-bit mask
     const Vec4f* position_mass;
     const Vec3f* boundary_normal;
@@ -459,6 +467,7 @@ struct VirtualLayers {
 // none and keeps the dynamic boundary conditions.
 template <class Kernel> struct BoundaryNormalEstimate {
     static constexpr int kMinBlocksPerSM = 1;
+    static constexpr bool kOneRank = true;  // mdbc
     const Vec4f* position_mass;
     Vec3f* boundary_normal;
     Kernel kernel;

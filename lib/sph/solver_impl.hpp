@@ -296,15 +296,22 @@ inline void collect_compute_time(SolverState& s) {
     r.timers_used = 0;
 }
 
-// Some rows only (mdbc's boundary passes): `rows`, a list of `count` rows in device memory.
+// Which rows a neighbour pass runs over: every row, or some only (mdbc's boundary passes):
+// `rows`, a list of `count` rows in device memory. A type each, so that only the passes given a
+// list compile a kernel for one (OnRows).
+struct EveryRow {};
 struct RowSubset {
-    const std::uint32_t* rows = nullptr;  // nullptr: every row
-    std::size_t count = 0;
+    const std::uint32_t* rows;
+    std::size_t count;
 };
 
-template <class Exec, class Interaction>
+// Passes of one rank only (mdbc's: the solver refuses mdbc under several ranks, solver.cpp)
+// declare kOneRank and compile no kernel for the ghosts.
+template <class Interaction> constexpr bool one_rank_only = requires { requires Interaction::kOneRank; };
+
+template <class Exec, class Interaction, class Rows = EveryRow>
 void neighbor_pass(const Exec& exec, SolverState& s, const Interaction& interaction, const char* label,
-                   ListUse use = ListUse::none, RowSubset subset = {}) {
+                   ListUse use = ListUse::none, Rows rows = {}) {
     // The snow models' grid reaches the lists' skin; their pairs stop at the kernel's support.
     const float support = kernel_support(s.params);
     const NeighborLists lists{s.neighbor_count.data(), s.neighbor_index.data(), s.neighbor_capacity, s.capacity,
@@ -312,27 +319,30 @@ void neighbor_pass(const Exec& exec, SolverState& s, const Interaction& interact
     const auto* records = s.f<Vec4f>(field::record_position_mass);
     const ListUse list_use = lists.capacity > 0 ? use : ListUse::none;
     auto run = [&](const auto& pass) {
-        if (subset.rows)
-            exec.for_each_uneven(subset.count, OnRows<std::decay_t<decltype(pass)>>{subset.rows, pass}, label);
+        if constexpr (std::is_same_v<Rows, RowSubset>)
+            exec.for_each_uneven(rows.count, OnRows<std::decay_t<decltype(pass)>>{rows.rows, pass}, label);
         else
             exec.for_each_uneven(s.n, pass, label);
     };
-    if (!s.distributed()) {
-        run(NeighborPass<Interaction>{s.grid.view(), records, interaction, lists, list_use});
-        return;
+    if constexpr (!one_rank_only<Interaction>) {
+        if (s.distributed()) {
+            // Several ranks: the pass's device time for the load balancing, and the ghosts if any.
+            RankState& r = s.ranks;
+            DeviceTimer* timer =
+                r.timers_used < int(r.pass_timers.size()) ? &r.pass_timers[std::size_t(r.timers_used++)] : nullptr;
+            if (timer) timer->start();
+            if (r.ghosts == 0) {
+                run(NeighborPass<Interaction>{s.grid.view(), records, interaction, lists, list_use});
+            } else {
+                const GhostCells ghosts{r.ghost_grid->view(), static_cast<std::uint32_t>(s.n), r.slabs.axis,
+                                        r.ghosts_below, r.ghosts_above};
+                run(NeighborPass<Interaction, true>{s.grid.view(), records, interaction, lists, list_use, ghosts});
+            }
+            if (timer) timer->stop();
+            return;
+        }
     }
-    // Several ranks: the pass's device time for the load balancing, and the ghosts if any.
-    RankState& r = s.ranks;
-    DeviceTimer* timer = r.timers_used < int(r.pass_timers.size()) ? &r.pass_timers[std::size_t(r.timers_used++)] : nullptr;
-    if (timer) timer->start();
-    if (r.ghosts == 0) {
-        run(NeighborPass<Interaction>{s.grid.view(), records, interaction, lists, list_use});
-    } else {
-        const GhostCells ghosts{r.ghost_grid->view(), static_cast<std::uint32_t>(s.n), r.slabs.axis, r.ghosts_below,
-                                r.ghosts_above};
-        run(NeighborPass<Interaction, true>{s.grid.view(), records, interaction, lists, list_use, ghosts});
-    }
-    if (timer) timer->stop();
+    run(NeighborPass<Interaction>{s.grid.view(), records, interaction, lists, list_use});
 }
 
 // mdbc: the list of the boundary rows in the current order (after a reorder or a compaction).
