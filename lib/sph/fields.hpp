@@ -33,6 +33,16 @@ enum : int {
     // mdbc: a boundary particle's vector d n to the wall surface (ParticleSet::boundary_normal);
     // its ghost node lies at position + 2 d n.
     boundary_normal,  // m
+    // mdbc: the virtual wall layers behind a boundary particle (sph/boundary.hpp,
+    // VirtualLayerScan): xyz the steps along the axes (m), w how many layers (0: none). Derived
+    // from the normals and the boundary particles' positions at the start of a run.
+    virtual_layers,
+    // mdbc: grad rho at the ghost node (kg/m^4; 0 unless first order), for the virtual layers'
+    // densities; written by every mdbc pass.
+    wall_density_gradient,
+    // mdbc with the no-slip or free-slip velocity: G_b, the virtual layers' velocity v_b + G_b o
+    // (1/s, 3 x 3 by rows; ModifiedDynamicBoundary); written by every mdbc pass.
+    wall_velocity_gradient,
     // The rates of the last rates pass, and its time-step limits.
     acceleration,       // m/s^2
     density_rate,       // kg/(m^3 s)
@@ -75,6 +85,9 @@ inline constexpr FieldSpec kSphFields[field::count] = {
     {"velocity_previous", ScalarType::f32, 3, units::velocity, kStateFlags},
     {"density_previous", ScalarType::f32, 1, units::density, kStateFlags},
     {"boundary_normal", ScalarType::f32, 3, units::length, kStateFlags},
+    {"virtual_layers", ScalarType::f32, 4, units::none, kFieldGather | kFieldCompact},
+    {"wall_density_gradient", ScalarType::f32, 3, units::none, kFieldScratch},
+    {"wall_velocity_gradient", ScalarType::f32, 9, units::rate, kFieldScratch},
     {"acceleration", ScalarType::f32, 3, units::acceleration, kFieldScratch},
     {"density_rate", ScalarType::f32, 1, units::density_rate, kFieldScratch},
     {"xsph_velocity", ScalarType::f32, 3, units::velocity, kFieldScratch},

@@ -126,4 +126,14 @@ template <class Interaction, bool Ghosts = false> struct NeighborPass {
     }
 };
 
+// A pass over some of the rows only: pass(rows[k]) for k < count (the boundary particles' passes
+// of mdbc, over the list SolverState::boundary_rows, instead of every particle returning at once
+// for the fluid's).
+template <class Pass> struct OnRows {
+    static constexpr int kMinBlocksPerSM = Pass::kMinBlocksPerSM;
+    const std::uint32_t* rows;
+    Pass pass;
+    PK_HD PK_NEIGHBOR_PASS void operator()(std::size_t k) const { pass(rows[k]); }
+};
+
 }  // namespace partikel::sph

@@ -89,14 +89,16 @@ struct ViscousExtras {
 
 // The rates pass: dv/dt (eq. 3.28: pressure and artificial viscosity; optional laminar
 // viscosity and SPS stress; gravity and boundary volumes), drho/dt (eq. 3.29, optional density diffusion), the
-// XSPH sum and each particle's time-step limit (eqs. 3.33, 3.34). Compiled per smoothing kernel,
-// diffusion and extras, so that the pair body of the default scheme carries no test of a term
+// XSPH sum and each particle's time-step limit (eqs. 3.33, 3.34); with mdbc the virtual wall
+// layers (boundary.hpp) in the fluid-boundary pairs. Compiled per smoothing kernel, diffusion,
+// extras and walls, so that the pair body of the default scheme carries no test of a term
 // it does not use (5% of the pass; docs/PERFORMANCE.md).
-template <class Kernel, class Diffusion, class Extras> struct Rates {
+template <class Kernel, class Diffusion, class Extras, class Walls> struct Rates {
     // 5 blocks of 256 per SM (at most 48 registers) measured 10% faster than 4 (64 registers)
     // and 4 7% faster than the 80 the compiler picks (docs/PERFORMANCE.md): the pass is
     // issue- and latency-bound, and more warps hide the neighbour loads. 6 (40 registers) spills.
     static constexpr int kMinBlocksPerSM = 5;
+    static constexpr bool kOneRank = Walls::enabled;  // mdbc's virtual layers
     const Vec4f* position_mass;
     const Vec4f* velocity_density;
     const float* pressure_term;
@@ -108,6 +110,7 @@ template <class Kernel, class Diffusion, class Extras> struct Rates {
     ArtificialViscosity viscosity;
     Diffusion diffusion;
     Extras extras;
+    Walls walls;
     float h, c0;
     float eta2;  // 0.01 h^2, keeps mu_ab finite at r -> 0
     Vec3f gravity;
@@ -123,6 +126,7 @@ template <class Kernel, class Diffusion, class Extras> struct Rates {
         float pressure_term;
         float w;  // signed mass: negative for boundary particles
         std::uint32_t index;
+        Vec4f layers;  // a boundary particle's virtual layers (Walls::enabled)
         PK_DEVICE_INLINE bool fluid() const { return w > 0.0f; }
     };
     struct Sums {
@@ -135,7 +139,10 @@ template <class Kernel, class Diffusion, class Extras> struct Rates {
     PK_DEVICE_INLINE Particle load(std::size_t a) const {
         const Vec4f self = position_mass[a];
         const Vec4f self_v = velocity_density[a];
-        return {self.xyz(), self_v.xyz(), self_v.w, pressure_term[a], self.w, static_cast<std::uint32_t>(a)};
+        Vec4f layers{0, 0, 0, 0};
+        if constexpr (Walls::enabled)
+            if (sign_bit(self.w)) layers = walls.layers[a];
+        return {self.xyz(), self_v.xyz(), self_v.w, pressure_term[a], self.w, static_cast<std::uint32_t>(a), layers};
     }
     PK_DEVICE_INLINE bool interacts(const Particle&) const { return true; }
 
@@ -146,6 +153,65 @@ template <class Kernel, class Diffusion, class Extras> struct Rates {
         const float m_b = fabsf(record_b.w);
         const Vec4f vr_b = velocity_density[b];
         const float pressure_term_b = load_now(pressure_term + b);  // used last; its latency hides below
+        if constexpr (Walls::enabled) {
+            if (a.fluid() == sign_bit(record_b.w)) {
+                wall_pair(a, b, m_b, vr_b, pressure_term_b, record_b.w, r_ab, r2, s);
+                return;
+            }
+        }
+        terms(a, b, m_b, vr_b, pressure_term_b, record_b.w, r_ab, r2, s);
+    }
+
+    // A fluid-boundary pair with virtual layers: the pair itself (o = 0) and then the boundary
+    // particle's virtual points (boundary.hpp) at x_b + o seen from a fluid a (r_ab - o), or at
+    // x_a + o seen by b (r_ab + o), each with the density rho + o . grad rho_g and its pressure,
+    // and the velocity v + G o where the wall mirrors the fluid's (no-slip, free-slip). A wall
+    // pushes and never pulls: the fluid's pressure term counts only where positive (a splash's
+    // tension would draw it into a wall whose support the virtual layers complete), as the
+    // boundary particles' densities stay >= rho0. One loop and one call of the pair terms, the
+    // wall's side chosen by value, so that the terms are inlined once here: each inlined copy
+    // adds much of the solver's CUDA compile time.
+    PK_DEVICE_INLINE void wall_pair(const Particle& a, std::uint32_t b, float m_b, const Vec4f& vr_b,
+                                    float pressure_term_b, float w_b, Vec3f r_ab, float r2, Sums& s) const {
+        const bool b_boundary = a.fluid();
+        const std::uint32_t wall = b_boundary ? b : a.index;
+        const Vec4f layers = b_boundary ? walls.layers[b] : a.layers;
+        const int count = layers.w > 0.0f ? int(layers.w) : 0;
+        Vec3f gradient{0, 0, 0};
+        Mat3f G{};
+        if (count > 0) {
+            gradient = walls.density_gradient[wall];
+            if (walls.velocity_gradient) G = walls.velocity_gradient[wall];
+        }
+        const float rho_wall = b_boundary ? vr_b.w : a.rho;
+        const Vec3f v_wall = b_boundary ? vr_b.xyz() : a.v;
+        const float pressure_term_wall = b_boundary ? pressure_term_b : a.pressure_term;
+        const float pressure_term_fluid = max_of(b_boundary ? a.pressure_term : pressure_term_b, 0.0f);
+        for_each_block_point(layers.xyz(), count, [&](int i, int j, int k, Vec3f o) {
+            const bool real = i + j + k == 0;  // the pair itself
+            const Vec3f r_o = real ? r_ab : b_boundary ? r_ab - o : r_ab + o;
+            const float r2_o = real ? r2 : norm2(r_o);
+            if (!(real || r2_o < walls.support2)) return;
+            float rho_o = rho_wall, pressure_term_o = pressure_term_wall;
+            Vec3f v_o = v_wall;
+            if (!real) {
+                rho_o = fmaxf(rho_wall + dot(o, gradient), walls.eos.rho0);
+                pressure_term_o = walls.eos.pressure(rho_o) / (rho_o * rho_o);
+                v_o = v_wall + G.times(o);
+            }
+            Particle a_o = a;
+            a_o.v = b_boundary ? a.v : v_o;
+            a_o.rho = b_boundary ? a.rho : rho_o;
+            a_o.pressure_term = b_boundary ? pressure_term_fluid : pressure_term_o;
+            const Vec4f vr_o = b_boundary ? Vec4f{v_o.x, v_o.y, v_o.z, rho_o} : vr_b;
+            terms(a_o, b, m_b, vr_o, b_boundary ? pressure_term_o : pressure_term_fluid, w_b, r_o, r2_o, s);
+        });
+    }
+
+    // The pair terms of a and a neighbour of mass m_b, velocity and density vr_b, P/rho^2
+    // pressure_term_b and signed mass w_b at r_ab = r_a - r_b.
+    PK_DEVICE_INLINE void terms(const Particle& a, std::uint32_t b, float m_b, const Vec4f& vr_b, float pressure_term_b,
+                                float w_b, Vec3f r_ab, float r2, Sums& s) const {
         const Vec3f v_b = vr_b.xyz();
         const float rho_b = vr_b.w;
         const float F = kernel.grad_factor(r2);  // grad W_ab = F r_ab
@@ -158,7 +224,7 @@ template <class Kernel, class Diffusion, class Extras> struct Rates {
         const float vr = dot(v_ab, r_ab);
         s.drho += m_b * F * vr;  // continuity (eq. 3.29): m_b v_ab . grad W_ab
         if constexpr (Diffusion::enabled)
-            if (a.fluid() && !sign_bit(record_b.w)) s.drho += diffusion.rate(a.rho, rho_b, r_ab, F, r2 * inv_r2_eta2, m_b);
+            if (a.fluid() && !sign_bit(w_b)) s.drho += diffusion.rate(a.rho, rho_b, r_ab, F, r2 * inv_r2_eta2, m_b);
         const float mu_ab = h * vr * inv_r2_eta2;
         s.max_mu = max_of(s.max_mu, fabsf(mu_ab));
         // Boundary particles sum the pressure and viscosity terms of their fluid neighbours too,

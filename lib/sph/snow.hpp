@@ -50,14 +50,6 @@ PK_DEVICE_INLINE SymTensor kernel_gradient_correction(const SymTensor& M) {
             .xy = inv * c_xy};
 }
 
-// A 3 x 3 matrix by rows: a stress multiplied by the kernel-gradient correction (SnowStress).
-struct Mat3f {
-    Vec3f x, y, z;  // rows
-    PK_DEVICE_INLINE Vec3f times(Vec3f g) const { return {dot(x, g), dot(y, g), dot(z, g)}; }
-};
-PK_DEVICE_INLINE Mat3f operator*(float s, const Mat3f& m) { return {s * m.x, s * m.y, s * m.z}; }
-PK_DEVICE_INLINE Mat3f operator+(const Mat3f& a, const Mat3f& b) { return {a.x + b.x, a.y + b.y, a.z + b.z}; }
-
 // Mueller, Charypar & Gross (2003), "Particle-based fluid simulation for interactive
 // applications", support h:
 //   W_poly6 = 315/(64 pi h^9) (h^2 - r^2)^3,

@@ -62,7 +62,11 @@ std::uint64_t present_fields(const SphParams& p, bool boundary_normals) {
     return kStateFields | kRateFields | kRecordFields |
            (p.integrator == Integrator::verlet ? kPreviousStepFields : kStepStartFields) |
            (p.viscosity == Viscosity::laminar_sps ? field_bit(field::sps_stress) : 0u) |
-           (boundary_normals ? field_bit(field::boundary_normal) : 0u);
+           (boundary_normals ? field_bit(field::boundary_normal) | field_bit(field::virtual_layers) |
+                                  field_bit(field::wall_density_gradient)
+                            : 0u) |
+           (boundary_normals && p.boundary_velocity != BoundaryVelocity::wall ? field_bit(field::wall_velocity_gradient)
+                                                                               : 0u);
 }
 
 // Whether frames hold field f: the scheme's written fields, the stress tensor on request.
@@ -100,6 +104,8 @@ SolverState::SolverState(const Backend& backend_, const SphParams& params_, std:
       neighbor_index(backend_, std::size_t{neighbor_capacity} * capacity_),
       listed_position(backend_, neighbor_capacity > 0 ? capacity_ : 0),
       relist(backend_, 1),
+      boundary_rows(backend_, boundary_normals ? capacity_ : 0),
+      boundary_row_offsets(backend_, boundary_normals ? capacity_ + 1 : 0),
       reduced_dt(backend_, 1),
       reduced_status(backend_, 1),
       reduced_wall_force(backend_, 1),
@@ -224,6 +230,7 @@ Solver::Solver(const Backend& backend, const SphParams& params, const ParticleSe
     with_exec(backend, [&](const auto& e) {
         sort_by_cell(e, s, false);
         if (mdbc && !normals_given) estimate_boundary_normals(e, s);
+        if (mdbc) scan_virtual_layers(e, s);
     });
     s.previous_valid = restore_previous;
     backend.synchronize();

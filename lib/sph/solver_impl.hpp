@@ -100,6 +100,22 @@ struct GhostOrder {
     }
 };
 
+// The boundary rows' list (SolverState::boundary_rows): a flag per row, scanned into each
+// boundary row's place in the list, then the rows written there.
+struct BoundaryRowFlags {
+    const std::uint8_t* kind;
+    std::uint32_t* flags;
+    PK_DEVICE_INLINE void operator()(std::size_t a) const { flags[a] = kind[a] != kFluidKind ? 1u : 0u; }
+};
+struct ListBoundaryRows {
+    const std::uint8_t* kind;
+    const std::uint32_t* offsets;
+    std::uint32_t* rows;
+    PK_DEVICE_INLINE void operator()(std::size_t a) const {
+        if (kind[a] != kFluidKind) rows[offsets[a]] = static_cast<std::uint32_t>(a);
+    }
+};
+
 struct Remains {
     ParticleStatus status;
     PK_DEVICE_INLINE bool operator()(std::size_t a) const { return status(a) == 0; }
@@ -158,6 +174,7 @@ template <class Exec> std::size_t workspace_bytes(const Exec& exec, std::size_t 
     bytes = std::max(bytes, exec.template reduce_scratch_bytes<Vec3d, SumOp>(capacity));
     bytes = std::max(bytes, exec.template reduce_scratch_bytes<DiagnosticSums, CombineOp>(capacity));
     bytes = std::max(bytes, FieldArrays::compact_scratch_bytes(exec, capacity));
+    bytes = std::max(bytes, exec.template exclusive_sum_scratch_bytes<std::uint32_t>(capacity + 1));
     return bytes;
 }
 
@@ -309,38 +326,74 @@ inline void collect_compute_time(SolverState& s) {
     r.timers_used = 0;
 }
 
-template <class Exec, class Interaction>
+// Which rows a neighbour pass runs over: every row, or some only (mdbc's boundary passes):
+// `rows`, a list of `count` rows in device memory. A type each, so that only the passes given a
+// list compile a kernel for one (OnRows).
+struct EveryRow {};
+struct RowSubset {
+    const std::uint32_t* rows;
+    std::size_t count;
+};
+
+// Passes of one rank only (mdbc's: the solver refuses mdbc under several ranks, solver.cpp)
+// declare kOneRank and compile no kernel for the ghosts.
+template <class Interaction> constexpr bool one_rank_only = requires { requires Interaction::kOneRank; };
+
+template <class Exec, class Interaction, class Rows = EveryRow>
 void neighbor_pass(const Exec& exec, SolverState& s, const Interaction& interaction, const char* label,
-                   ListUse use = ListUse::none) {
+                   ListUse use = ListUse::none, Rows rows = {}) {
     // The snow models' grid reaches the lists' skin; their pairs stop at the kernel's support.
     const float support = kernel_support(s.params);
     const NeighborLists lists{s.neighbor_count.data(), s.neighbor_index.data(), s.neighbor_capacity, s.capacity,
                               s.neighbor_capacity > 0 ? support * support : __builtin_huge_valf()};
     const auto* records = s.f<Vec4f>(field::record_position_mass);
     const ListUse list_use = lists.capacity > 0 ? use : ListUse::none;
-    if (!s.distributed()) {
-        exec.for_each_uneven(s.n, NeighborPass<Interaction>{s.grid.view(), records, interaction, lists, list_use}, label);
-        return;
+    auto run = [&](const auto& pass) {
+        if constexpr (std::is_same_v<Rows, RowSubset>)
+            exec.for_each_uneven(rows.count, OnRows<std::decay_t<decltype(pass)>>{rows.rows, pass}, label);
+        else
+            exec.for_each_uneven(s.n, pass, label);
+    };
+    if constexpr (!one_rank_only<Interaction>) {
+        if (s.distributed()) {
+            // Several ranks: the pass's device time for the load balancing, and the ghosts if any.
+            RankState& r = s.ranks;
+            DeviceTimer* timer =
+                r.timers_used < int(r.pass_timers.size()) ? &r.pass_timers[std::size_t(r.timers_used++)] : nullptr;
+            if (timer) timer->start();
+            if (r.ghosts == 0) {
+                run(NeighborPass<Interaction>{s.grid.view(), records, interaction, lists, list_use});
+            } else {
+                const GhostCells ghosts{r.ghost_grids[0]->view(),
+                                        r.ghost_grids[1]->view(),
+                                        static_cast<std::uint32_t>(s.n),
+                                        static_cast<std::uint32_t>(s.n + r.ghosts_from_below),
+                                        r.slabs.axis,
+                                        r.ghosts_below,
+                                        r.ghosts_above};
+                run(NeighborPass<Interaction, true>{s.grid.view(), records, interaction, lists, list_use, ghosts});
+            }
+            if (timer) timer->stop();
+            return;
+        }
     }
-    // Several ranks: the pass's device time for the load balancing, and the ghosts if any.
-    RankState& r = s.ranks;
-    DeviceTimer* timer = r.timers_used < int(r.pass_timers.size()) ? &r.pass_timers[std::size_t(r.timers_used++)] : nullptr;
-    if (timer) timer->start();
-    if (r.ghosts == 0) {
-        exec.for_each_uneven(s.n, NeighborPass<Interaction>{s.grid.view(), records, interaction, lists, list_use}, label);
-    } else {
-        const GhostCells ghosts{r.ghost_grids[0]->view(),
-                                r.ghost_grids[1]->view(),
-                                static_cast<std::uint32_t>(s.n),
-                                static_cast<std::uint32_t>(s.n + r.ghosts_from_below),
-                                r.slabs.axis,
-                                r.ghosts_below,
-                                r.ghosts_above};
-        exec.for_each_uneven(s.n, NeighborPass<Interaction, true>{s.grid.view(), records, interaction, lists, list_use, ghosts},
-                             label);
-    }
-    if (timer) timer->stop();
+    run(NeighborPass<Interaction>{s.grid.view(), records, interaction, lists, list_use});
 }
+
+// mdbc: the list of the boundary rows in the current order (after a reorder or a compaction).
+template <class Exec> void list_boundary_rows(const Exec& exec, SolverState& s) {
+    if (s.boundary_rows.size() == 0) return;
+    auto* offsets = s.boundary_row_offsets.data();
+    const auto* kind = s.f<std::uint8_t>(field::kind);
+    exec.for_each(s.n, kern::BoundaryRowFlags{kind, offsets}, "sph.boundary_flags");
+    exec.fill_zero(offsets + s.n, sizeof(std::uint32_t));
+    exec.exclusive_sum(s.workspace, offsets, offsets, s.n + 1);
+    exec.for_each(s.n, kern::ListBoundaryRows{kind, offsets, s.boundary_rows.data()}, "sph.boundary_rows");
+    // One rank: every boundary particle (none is ever removed); several: this rank's, read back.
+    s.boundary_rows_count = s.distributed() ? exec.read_value(offsets + s.n) : s.boundary_count;
+}
+
+inline RowSubset boundary_row_subset(SolverState& s) { return {s.boundary_rows.data(), s.boundary_rows_count}; }
 
 template <class Exec> void shepard(const Exec& exec, SolverState& s) {
     pack_neighbor_records(exec, s);
@@ -393,13 +446,17 @@ template <class Exec> void modified_dynamic_boundary(const Exec& exec, SolverSta
                           .density = s.f<float>(field::density),
                           .wall_velocity = s.f<Vec3f>(field::velocity),
                           .boundary_normal = s.f<Vec3f>(field::boundary_normal),
+                          .density_gradient = s.f<Vec3f>(field::wall_density_gradient),
+                          .layer_velocity_gradient = s.fields.has(field::wall_velocity_gradient)
+                                                         ? s.f<Mat3f>(field::wall_velocity_gradient)
+                                                         : nullptr,
                           .kernel = kernel,
                           .eos = TaitEos::from_sound_speed(p.rho0, p.c0, p.gamma),
                           .h = p.h_m,
                           .mode = p.boundary_velocity,
                           .wrap = periodic_wrap(p),
                       },
-                      "sph.mdbc");
+                      "sph.mdbc", ListUse::none, boundary_row_subset(s));
     });
 }
 
@@ -411,8 +468,8 @@ template <class Exec> void rates(const Exec& exec, SolverState& s, double t) {
     if (sps) sps_stress(exec, s);
     auto scope = s.profile.phase("rates");
     const bool fourtakas = p.diffusion == DensityDiffusion::fourtakas;
-    auto launch = [&](auto kernel, auto diffusion, auto extras) {
-        const Rates<decltype(kernel), decltype(diffusion), decltype(extras)> r{
+    auto launch = [&](auto kernel, auto diffusion, auto extras, auto walls) {
+        const Rates<decltype(kernel), decltype(diffusion), decltype(extras), decltype(walls)> r{
             .position_mass = s.f<Vec4f>(field::record_position_mass),
             .velocity_density = s.f<Vec4f>(field::record_velocity_density),
             .pressure_term = s.f<float>(field::record_pressure_term),
@@ -424,6 +481,7 @@ template <class Exec> void rates(const Exec& exec, SolverState& s, double t) {
             .viscosity = ArtificialViscosity::make(p.alpha, p.c0),
             .diffusion = diffusion,
             .extras = extras,
+            .walls = walls,
             .h = p.h_m,
             .c0 = p.c0,
             .eta2 = 0.01f * p.h_m * p.h_m,
@@ -432,14 +490,26 @@ template <class Exec> void rates(const Exec& exec, SolverState& s, double t) {
         };
         neighbor_pass(exec, s, r, "sph.rates");
     };
+    auto with_walls = [&](auto kernel, auto diffusion, auto extras) {
+        if (s.fields.has(field::virtual_layers)) {
+            const float support = kernel.support();
+            launch(kernel, diffusion, extras,
+                   VirtualLayers{s.f<Vec4f>(field::virtual_layers), s.f<Vec3f>(field::wall_density_gradient),
+                                 s.fields.has(field::wall_velocity_gradient) ? s.f<Mat3f>(field::wall_velocity_gradient)
+                                                                             : nullptr,
+                                 TaitEos::from_sound_speed(p.rho0, p.c0, p.gamma), support * support});
+        } else {
+            launch(kernel, diffusion, extras, NoVirtualLayers{});
+        }
+    };
     auto with_extras = [&](auto kernel, auto diffusion) {
         if (p.viscosity != Viscosity::artificial || p.xsph_epsilon > 0.0f)
-            launch(kernel, diffusion,
-                   ViscousExtras{{p.viscosity != Viscosity::artificial ? p.laminar_nu : 0.0f},
-                                 {p.xsph_epsilon},
-                                 {sps ? s.f<SymTensor>(field::sps_stress) : nullptr}});
+            with_walls(kernel, diffusion,
+                       ViscousExtras{{p.viscosity != Viscosity::artificial ? p.laminar_nu : 0.0f},
+                                     {p.xsph_epsilon},
+                                     {sps ? s.f<SymTensor>(field::sps_stress) : nullptr}});
         else
-            launch(kernel, diffusion, NoViscousExtras{});
+            with_walls(kernel, diffusion, NoViscousExtras{});
     };
     auto with_diffusion = [&](auto kernel) {
         if (p.diffusion == DensityDiffusion::none)
@@ -772,6 +842,7 @@ template <class Exec> void sort_by_cell(const Exec& exec, SolverState& s, bool i
     s.records_current = true;
     s.cell_ordered = true;
     s.lists_valid = false;
+    detail::list_boundary_rows(exec, s);
     if (s.distributed()) detail::build_halo(exec, s, extent);
 }
 
@@ -858,6 +929,18 @@ template <class Exec> void estimate_boundary_normals(const Exec& exec, SolverSta
     });
 }
 
+// mdbc: the virtual wall layers behind each boundary particle (VirtualLayerScan), from its normal
+// and its boundary neighbours. After the normals are in place; the records current.
+template <class Exec> void scan_virtual_layers(const Exec& exec, SolverState& s) {
+    const SphParams& p = s.params;
+    detail::neighbor_pass(exec, s,
+                          VirtualLayerScan{s.f<Vec4f>(field::record_position_mass), s.f<Vec3f>(field::boundary_normal),
+                                           s.f<Vec4f>(field::virtual_layers), p.dx_m,
+                                           std::min(virtual_layer_limit(kernel_support(p), p.dx_m),
+                                                    VirtualLayerScan::kMaxLayers)},
+                          "sph.virtual_layers");
+}
+
 template <class Exec> Diagnostics compute_diagnostics(const Exec& exec, SolverState& s) {
     exec.transform_reduce(s.workspace, s.n,
                           kern::DiagnosticsOf{s.f<Vec3f>(field::position), s.f<Vec3f>(field::velocity),
@@ -889,6 +972,7 @@ template <class Exec> Diagnostics compute_diagnostics(const Exec& exec, SolverSt
     template void sort_by_cell(const Exec&, SolverState&, bool);           \
     template void advance(const Exec&, SolverState&);                      \
     template void estimate_boundary_normals(const Exec&, SolverState&);    \
+    template void scan_virtual_layers(const Exec&, SolverState&);          \
     template Diagnostics compute_diagnostics(const Exec&, SolverState&);   \
     template std::size_t workspace_bytes(const Exec&, std::size_t);
 

@@ -114,6 +114,11 @@ struct SolverState {
     DeviceBuffer<Vec3f> listed_position;  // m, the positions at the search
     DeviceBuffer<std::uint32_t> relist;   // 1: a particle moved half the skin since
     bool lists_valid = false;
+    // mdbc: the rows of the boundary particles in cell order (rebuilt at every reorder), for the
+    // passes over them alone, and the scan that builds it (capacity + 1 entries).
+    DeviceBuffer<std::uint32_t> boundary_rows;
+    DeviceBuffer<std::uint32_t> boundary_row_offsets;
+    std::size_t boundary_rows_count = 0;
     bool cell_ordered = false;  // the fields are in the cell order of a grid built on the positions
     // Reduction results (device memory, read back once per step or per diagnostics call).
     DeviceBuffer<float> reduced_dt;
@@ -139,6 +144,7 @@ struct SolverState {
 template <class Exec> void sort_by_cell(const Exec& exec, SolverState& s, bool in_step);
 template <class Exec> void advance(const Exec& exec, SolverState& s);
 template <class Exec> void estimate_boundary_normals(const Exec& exec, SolverState& s);
+template <class Exec> void scan_virtual_layers(const Exec& exec, SolverState& s);
 template <class Exec> Diagnostics compute_diagnostics(const Exec& exec, SolverState& s);
 template <class Exec> std::size_t workspace_bytes(const Exec& exec, std::size_t capacity);
 

@@ -7,6 +7,13 @@
 // over the floor's top layer and over the last 0.1 s (the acoustic ringing that alpha = 0.01
 // damps slowly). The fluid must stay off the wall: no particle nearer the surface than dx/2 (its
 // lattice position), up to the compression of the bottom layer.
+//
+// The dam break with an obstacle (sph-init dam-break-obstacle) at DualSPHysics's layout, one layer
+// of wall particles and a hollow column of one layer: with mdbc no fluid particle may leave the
+// tank or enter the column past their wall particles (dx/2 behind the wall surfaces: the depth
+// past the surfaces is reported), none may be removed by the density
+// limits, and the speeds near the column must stay physical: at most the dam-break front's
+// 2 sqrt(g H) = 3.4 m/s (Ritter's solution, H = 0.3 m) with a margin for the impact's jets.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -15,6 +22,7 @@
 #include "sph/eos.hpp"
 #include "sph/io/scenes.hpp"
 #include "sph/solver.hpp"
+#include "support/backends.hpp"
 
 using namespace partikel;
 using namespace partikel::sph;
@@ -65,17 +73,96 @@ FloorResult still_water_on_mdbc(int layers, double settle_s, double average_s) {
     return r;
 }
 
-}  // namespace
-
-TEST_CASE("still water on an mdbc floor: hydrostatic wall pressure, no particle nearer than dx/2") {
-    // Two layers: the full kernel support of h = 1.5 dx (docs/SPH.md: one layer does not hold).
-    const FloorResult r = still_water_on_mdbc(2, 0.2, 0.1);
+void check_still_water(int layers) {
+    const FloorResult r = still_water_on_mdbc(layers, 0.2, 0.1);
     const double error = std::fabs(r.floor_pressure_Pa / r.expected_Pa - 1.0);
-    MESSAGE("floor pressure ", r.floor_pressure_Pa, " Pa against rho0 g (H + dx/2) = ", r.expected_Pa, " Pa (",
-            100.0 * error, "%); nearest fluid particle ", r.nearest_fluid_m / 0.005, " dx above the wall; max speed ",
-            r.max_speed, " m/s");
+    MESSAGE(layers, " layer(s): floor pressure ", r.floor_pressure_Pa, " Pa against rho0 g (H + dx/2) = ",
+            r.expected_Pa, " Pa (", 100.0 * error, "%); nearest fluid particle ", r.nearest_fluid_m / 0.005,
+            " dx above the wall; max speed ", r.max_speed, " m/s");
     CHECK(error < 0.01);
     CHECK(r.nearest_fluid_m >= 0.49 * 0.005);
     CHECK(r.removed == 0);
     CHECK(r.max_speed < 0.01);
 }
+
+}  // namespace
+
+// One layer: the virtual layers behind it complete the kernel's support (without them the first
+// fluid layer sank a full spacing into the floor by 0.4 s; docs/SPH.md).
+TEST_CASE("still water on an mdbc floor of one layer: hydrostatic wall pressure, no particle nearer than dx/2") {
+    check_still_water(1);
+}
+
+// Two layers, the second within the support of h = 1.5 dx, the virtual layer behind it the rest.
+TEST_CASE("still water on an mdbc floor of two layers: hydrostatic wall pressure, no particle nearer than dx/2") {
+    check_still_water(2);
+}
+
+namespace {
+
+struct ObstacleRun {
+    double tank_depth_dx = 0.0;    // deepest a fluid particle went past a tank wall's surface, in dx
+    double column_depth_dx = 0.0;  // ... into the column's box
+    double max_speed = 0.0;        // m/s, every fluid particle
+    double column_speed = 0.0;     // m/s, fluid particles within 2h of the column's box
+    std::uint64_t removed = 0;
+    std::size_t fluid = 0;
+};
+
+ObstacleRun dam_break_obstacle_one_layer(const Backend& backend, float dx, double t_end) {
+    SceneOptions o;
+    o.dx_m = dx;
+    o.boundary_layers = 1;
+    Scene scene = make_scene("dam-break-obstacle", o);
+    scene.params.boundary = BoundaryScheme::mdbc;
+    const Vec3f tank{1.6f, 0.4f, 0.67f}, column_lo{0.9f, 0.0f, 0.24f}, column_hi{1.02f, 0.45f, 0.36f};
+    const float reach = 2.0f * scene.params.h_m;
+    Solver solver(backend, scene.params, scene.particles);
+    ObstacleRun r;
+    r.fluid = scene.particles.count(ParticleKind::fluid);
+    while (solver.time() < t_end) {
+        solver.step();
+        if (solver.step_count() % 10 != 0) continue;
+        const ParticleSet out = solver.download();
+        for (std::size_t i = 0; i < out.size(); ++i) {
+            if (out.kind[i] != ParticleKind::fluid) continue;
+            const Vec3f q = out.position[i];
+            const double past_tank = std::max({-q.x, q.x - tank.x, -q.y, -q.z, q.z - tank.z});
+            r.tank_depth_dx = std::max(r.tank_depth_dx, past_tank / dx);
+            // Inside the column's box: the distance to its nearest face.
+            const double inside = std::min({q.x - column_lo.x, column_hi.x - q.x, q.z - column_lo.z, column_hi.z - q.z,
+                                            column_hi.y - q.y});
+            r.column_depth_dx = std::max(r.column_depth_dx, inside / dx);
+            const double speed = norm(out.velocity[i]);
+            r.max_speed = std::max(r.max_speed, speed);
+            const bool near_column = q.x > column_lo.x - reach && q.x < column_hi.x + reach &&
+                                     q.z > column_lo.z - reach && q.z < column_hi.z + reach && q.y < column_hi.y + reach;
+            if (near_column) r.column_speed = std::max(r.column_speed, speed);
+        }
+    }
+    r.removed = solver.removed();
+    MESSAGE("dam break with obstacle, one layer, mdbc, dx = ", dx, " m, to t = ", solver.time(), " s: ", r.removed,
+            " of ", r.fluid, " fluid particles removed; deepest past a tank wall's surface ", r.tank_depth_dx,
+            " dx, into the column's box ", r.column_depth_dx, " dx; speeds up to ", r.max_speed, " m/s, ",
+            r.column_speed, " m/s near the column");
+    return r;
+}
+
+// Crossing a wall: passing its particles, which lie dx/2 behind its surface.
+void check_obstacle(const ObstacleRun& r) {
+    CHECK(r.removed == 0);
+    CHECK(r.tank_depth_dx < 0.5);
+    CHECK(r.column_depth_dx < 0.5);
+    CHECK(r.column_speed < 4.0);
+}
+
+// The requirement at the spacing 2 CPU cores afford (5,000 steps). It does not hold yet
+// (2026-11-27, docs/SPH.md): one fluid particle downstream of the column sinks into the floor
+// from t = 1.0 s, runs away at t = 1.36 s, and two particles are removed.
+void obstacle_at_3cm(const Backend& backend) { check_obstacle(dam_break_obstacle_one_layer(backend, 0.03f, 1.5)); }
+
+}  // namespace
+
+PK_SLOW_PHYSICS_TEST("dam break with obstacle, one layer of mdbc walls (dx = 3 cm): no fluid crosses a wall or is "
+                     "removed to t = 1.5 s",
+                     obstacle_at_3cm)

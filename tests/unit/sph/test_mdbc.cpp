@@ -78,6 +78,17 @@ TEST_CASE("the ghost node's corrected interpolation reproduces a linear density 
         const float exact = 1000.0f + dot(grad, ghost);
         CHECK(std::fabs(g.density - exact) < 2e-3f);
         for (int k = 0; k < 3; ++k) CHECK(std::fabs(g.gradient[k] - grad[k]) < 1e-3f * norm(grad));
+        // The velocity, linear in the lattice indices, at the ghost node (no-slip mirrors it).
+        const Vec3f v_exact{0.1f * (ghost.x / dx - 0.3f), -0.05f * (ghost.y / dx - 0.5f), 0.02f};
+        for (int k = 0; k < 3; ++k) CHECK(std::fabs(g.velocity[k] - v_exact[k]) < 1e-4f);
+        // Its gradient, for the virtual layers' velocities (1/s).
+        const Mat3f G = g.velocity_gradient;
+        const Mat3f G_exact{{0.1f / dx, 0, 0}, {0, -0.05f / dx, 0}, {0, 0, 0}};
+        for (int k = 0; k < 3; ++k) {
+            CHECK(std::fabs(G.x[k] - G_exact.x[k]) < 1e-3f * 0.1f / dx);
+            CHECK(std::fabs(G.y[k] - G_exact.y[k]) < 1e-3f * 0.1f / dx);
+            CHECK(std::fabs(G.z[k] - G_exact.z[k]) < 1e-3f * 0.1f / dx);
+        }
         // The boundary particle at x_b = x_g - 2 d n takes rho_g + (x_b - x_g) . grad rho_g.
         const Vec3f normal{0.0f, 0.5f * dx, 0.0f};
         const float boundary = g.density - 2.0f * dot(normal, g.gradient);
@@ -211,25 +222,33 @@ TEST_CASE("bad boundary parameters are usage errors") {
 
 namespace {
 
-// A dam break with walls of two layers (the full support of h = 1.5 dx) under mdbc and the given
-// velocity variant.
-Scene mdbc_dam_break(BoundaryVelocity velocity) {
+// A dam break with walls of `layers` layers under mdbc and the given velocity variant: one layer
+// has two virtual layers behind it for h = 1.5 dx (blocks at the edges and corners), two layers
+// one; the laminar viscosity takes the rates pass's other instantiation (ViscousExtras).
+Scene mdbc_dam_break(int layers, BoundaryVelocity velocity, Viscosity viscosity) {
     SceneOptions o;
     o.width_m = 0.04f;
     o.dx_m = 0.004f;
-    o.boundary_layers = 2;
+    o.boundary_layers = layers;
     Scene s = make_scene("dam-break", o);
     s.params.boundary = BoundaryScheme::mdbc;
     s.params.boundary_velocity = velocity;
+    s.params.viscosity = viscosity;
+    s.params.laminar_nu = 1e-4f;
     return s;
 }
 
 }  // namespace
 
 TEST_CASE("CPU and CUDA agree after 100 steps of an mdbc dam break" * doctest::test_suite("gpu")) {
-    for (const BoundaryVelocity velocity : {BoundaryVelocity::wall, BoundaryVelocity::no_slip, BoundaryVelocity::free_slip}) {
-        CAPTURE(to_string(velocity));
-        const Scene s = mdbc_dam_break(velocity);
-        check_cuda_matches_cpu(s.params, s.particles);  // the DBC comparison's tolerances
-    }
+    for (const int layers : {1, 2})
+        for (const BoundaryVelocity velocity :
+             {BoundaryVelocity::wall, BoundaryVelocity::no_slip, BoundaryVelocity::free_slip})
+            for (const Viscosity viscosity : {Viscosity::artificial, Viscosity::laminar}) {
+                CAPTURE(layers);
+                CAPTURE(to_string(velocity));
+                CAPTURE(to_string(viscosity));
+                const Scene s = mdbc_dam_break(layers, velocity, viscosity);
+                check_cuda_matches_cpu(s.params, s.particles);  // the DBC comparison's tolerances
+            }
 }
