@@ -1,8 +1,5 @@
 #include "core/staged_copy.hpp"
 
-#include <algorithm>
-#include <cstdint>
-#include <cstring>
 #include <string>
 
 #include "base/error.hpp"
@@ -102,55 +99,6 @@ std::size_t StagedCopy::device_bytes() const {
     for (const auto& slot : slots_)
         for (const auto& b : slot->staging) bytes += b.bytes();
     return bytes;
-}
-
-StagedUpload::StagedUpload(const Backend& backend, std::size_t chunk_bytes)
-    : backend_(backend), chunk_bytes_(chunk_bytes) {
-    if (chunk_bytes == 0) throw UsageError("StagedUpload: chunks of 0 bytes");
-    if (!backend.is_cuda()) return;
-    for (int k = 0; k < 2; ++k) {
-        chunks_.emplace_back(backend, chunk_bytes);
-        sent_.emplace_back(backend);
-        in_flight_.push_back(false);
-    }
-}
-
-StagedUpload::~StagedUpload() {
-    for (std::size_t k = 0; k < sent_.size(); ++k) {
-        if (!in_flight_[k]) continue;
-        try {
-            sent_[k].synchronize();
-        } catch (...) {
-        }
-    }
-}
-
-void StagedUpload::copy(void* dst, const void* src, std::size_t bytes) {
-    if (bytes == 0) return;
-    if (chunks_.empty()) {
-        copy_bytes(backend_, dst, src, bytes, CopyDirection::host_to_device);
-        return;
-    }
-    const auto* from = static_cast<const std::byte*>(src);
-    auto* to = static_cast<std::byte*>(dst);
-    std::size_t k = 0;
-    for (std::size_t at = 0; at < bytes; at += chunk_bytes_, k ^= 1u) {
-        const std::size_t size = std::min(chunk_bytes_, bytes - at);
-        // The chunk is free once its previous copy to the device has run.
-        if (in_flight_[k]) sent_[k].synchronize();
-        std::byte* chunk = chunks_[k].data();
-        // The host's share of the cores fills it (one thread copies a few GB/s: less than PCIe).
-        constexpr std::size_t kPiece = std::size_t{1} << 18;
-        const std::int64_t pieces = std::int64_t((size + kPiece - 1) / kPiece);
-#pragma omp parallel for schedule(static)
-        for (std::int64_t p = 0; p < pieces; ++p) {
-            const std::size_t begin = std::size_t(p) * kPiece;
-            std::memcpy(chunk + begin, from + at + begin, std::min(kPiece, size - begin));
-        }
-        copy_bytes(backend_, to + at, chunk, size, CopyDirection::host_to_device, true);
-        sent_[k].record(backend_);
-        in_flight_[k] = true;
-    }
 }
 
 std::size_t StagedCopy::host_bytes() const {

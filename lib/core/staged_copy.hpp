@@ -1,9 +1,6 @@
-// Staged copies between pageable host memory and the device, through pinned memory allocated
-// once. StagedCopy (device -> host) overlaps the work queued after it: what a frame writer needs
-// while a simulation steps on. StagedUpload (host -> device, below) is what a renderer needs to
-// upload a large frame at PCIe speed.
+// Copies of device buffers to the host that overlap the work queued after them: what a frame
+// writer needs while a simulation steps on.
 //
-// StagedCopy:
 // capture(slot, sources) queues, on the backend's queue, device -> device copies of `sources`
 // into the slot's staging buffers and records an event; a second queue of the same device
 // (Backend::with_own_stream()) waits for that event and copies the staging buffers into the
@@ -23,10 +20,8 @@
 #include <cstddef>
 #include <memory>
 #include <span>
-#include <string>
 #include <vector>
 
-#include "base/error.hpp"
 #include "core/backend.hpp"
 #include "core/buffer.hpp"
 #include "core/event.hpp"
@@ -67,37 +62,6 @@ private:
     Backend copy_queue_;
     std::vector<std::size_t> capacity_;
     std::vector<std::unique_ptr<Slot>> slots_;
-};
-
-// Host -> device copies from pageable memory through two pinned chunks: the host's threads fill
-// one chunk while the previous one travels. A copy from pageable memory goes through the
-// driver's own staging, one piece at a time, at a few GB/s, and slower when several ranks of a
-// host upload at once (docs/PERFORMANCE.md, "Rendering across GPUs"); this one runs at about the
-// slower of the host's copy and the link. copy() returns when the source may be reused; the data
-// reach `dst` before any work queued after it on the backend's queue. The chunks are allocated
-// in the constructor; on the CPU backend copy() is a plain copy and nothing is allocated.
-class StagedUpload {
-public:
-    explicit StagedUpload(const Backend& backend, std::size_t chunk_bytes = std::size_t{16} << 20);
-    ~StagedUpload();  // waits for the chunks in flight
-    StagedUpload(const StagedUpload&) = delete;
-    StagedUpload& operator=(const StagedUpload&) = delete;
-
-    // `dst`: backend memory of at least `bytes`; `src`: any host memory.
-    void copy(void* dst, const void* src, std::size_t bytes);
-    template <class T> void copy(DeviceBuffer<T>& dst, std::span<const T> src) {
-        if (src.size() > dst.size())
-            throw UsageError("StagedUpload: " + std::to_string(src.size()) + " values into a buffer of " +
-                             std::to_string(dst.size()));
-        copy(dst.data(), src.data(), src.size_bytes());
-    }
-
-private:
-    Backend backend_;
-    std::size_t chunk_bytes_;
-    std::vector<PinnedBuffer<std::byte>> chunks_;  // two on CUDA, none on the CPU
-    std::vector<Event> sent_;                      // per chunk: its last copy to the device
-    std::vector<bool> in_flight_;
 };
 
 }  // namespace partikel

@@ -11,7 +11,6 @@
 #include "core/buffer.hpp"
 #include "core/dispatch.hpp"
 #include "core/memory.hpp"
-#include "core/staged_copy.hpp"
 #include "frnn/cell_grid.hpp"
 
 namespace partikel::render {
@@ -56,7 +55,7 @@ const char* style_name(Style style) {
 
 struct Renderer::Buffers {
     Buffers(const Backend& backend, const TileGrid& tiles, bool profile, bool halo)
-        : profile(backend, profile), uploader(backend), with_halo(halo) {
+        : profile(backend, profile), with_halo(halo) {
         const std::size_t pixels = tiles.tiles() ? std::size_t(tiles.width) * std::size_t(tiles.height) : 0;
         for (DeviceBuffer<float>* plane : {&depth[0], &depth[1], &opaque_depth, &thickness, &count, &r, &g, &b, &a,
                                            &z, &nx, &ny, &nz, &weight})
@@ -102,7 +101,6 @@ struct Renderer::Buffers {
     int smoothed = 0;  // which depth[] holds the smoothed fluid depth
 
     PhaseProfile profile;
-    StagedUpload uploader;  // the frame's particles, through pinned chunks
     bool with_halo = false;
     std::size_t reallocations = 0;
 };
@@ -247,13 +245,12 @@ void Renderer::render(const FrameInput& frame, const Camera& camera) {
     }
     {
         auto phase = bf.profile.phase("upload");
-        StagedUpload& up = bf.uploader;
-        up.copy(bf.positions, frame.particles.position);
-        up.copy(bf.radius, frame.particles.radius_m);
-        up.copy(bf.values, frame.particles.value);
-        up.copy(bf.opaque_positions, frame.opaque.position);
-        up.copy(bf.opaque_radius, frame.opaque.radius_m);
-        up.copy(bf.halo, frame.particles.halo);
+        if (n) bf.positions.copy_from_host(frame.particles.position);
+        if (n && !frame.particles.radius_m.empty()) bf.radius.copy_from_host(frame.particles.radius_m);
+        if (n && !frame.particles.value.empty()) bf.values.copy_from_host(frame.particles.value);
+        if (m) bf.opaque_positions.copy_from_host(frame.opaque.position);
+        if (m && !frame.opaque.radius_m.empty()) bf.opaque_radius.copy_from_host(frame.opaque.radius_m);
+        if (n && !frame.particles.halo.empty()) bf.halo.copy_from_host(frame.particles.halo);
     }
     switch (settings_.style) {
         case Style::fluid: render_fluid(frame); break;

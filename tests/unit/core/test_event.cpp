@@ -5,16 +5,13 @@
 #include <doctest/doctest.h>
 
 #include <cstdint>
-#include <algorithm>
 #include <cstring>
-#include <span>
 #include <vector>
 
 #include "core/buffer.hpp"
 #include "base/error.hpp"
 #include "core/event.hpp"
 #include "core/memory.hpp"
-#include "core/staged_copy.hpp"
 #include "support/backends.hpp"
 
 using namespace partikel;
@@ -77,36 +74,3 @@ TEST_CASE("core.event refuses a queue of another backend kind") {
     CHECK(moved.done());
     if (!cuda_devices().empty()) CHECK_THROWS_AS(moved.record(Backend::cuda(0)), UsageError);
 }
-
-namespace {
-
-// StagedUpload: sizes below, at and across its chunks (3 KiB here), into offsets of a buffer,
-// the source overwritten as soon as copy() returns; every byte arrives, nothing past the end.
-void staged_upload_body(const Backend& b) {
-    constexpr std::size_t kChunk = 3 * 1024;
-    StagedUpload upload(b, kChunk);
-    for (const std::size_t bytes : {std::size_t(0), std::size_t(1), kChunk - 1, kChunk, kChunk + 1, 7 * kChunk + 13}) {
-        DeviceBuffer<std::uint8_t> device(b, bytes + 8);
-        std::vector<std::uint8_t> zeros(bytes + 8, 0), source(bytes);
-        device.copy_from_host(zeros);
-        for (std::size_t i = 0; i < bytes; ++i) source[i] = std::uint8_t(i * 7 + bytes);
-        upload.copy(device.data() + 4, source.data(), bytes);
-        std::fill(source.begin(), source.end(), std::uint8_t(0xee));  // the chunks hold their own copy
-        b.synchronize();
-        std::vector<std::uint8_t> back(bytes + 8);
-        device.copy_to_host(back);
-        bool same = true;
-        for (std::size_t i = 0; i < bytes; ++i) same = same && back[4 + i] == std::uint8_t(i * 7 + bytes);
-        CHECK(same);
-        CHECK(back[3] == 0);
-        CHECK(back[4 + bytes] == 0);
-    }
-    DeviceBuffer<float> small(b, 2);
-    const std::vector<float> three{1, 2, 3};
-    CHECK_THROWS_AS(upload.copy(small, std::span<const float>(three)), UsageError);
-    CHECK_THROWS_AS(StagedUpload(b, 0), UsageError);
-}
-
-}  // namespace
-
-PK_BACKEND_TEST("core.staged_upload copies through its chunks whatever the size", staged_upload_body)
