@@ -215,7 +215,11 @@ TEST_CASE("bad boundary parameters are usage errors") {
     snow.model = Model::newtonian_muller;
     snow.boundary = BoundaryScheme::mdbc;
     CHECK_THROWS_AS(validate(snow), UsageError);
-    Scene s = make_scene("still-tank", {.dx_m = 0.005f, .width_m = 0.05f, .periodic = true});
+    SceneOptions still;
+    still.dx_m = 0.005f;
+    still.width_m = 0.05f;
+    still.periodic = true;
+    Scene s = make_scene("still-tank", still);
     s.particles.boundary_normal.pop_back();
     CHECK_THROWS_AS(Solver(Backend::cpu(1), s.params, s.particles), UsageError);
 }
