@@ -462,6 +462,7 @@ changes render-three --frames 1
 changes render-points --preview
 changes render-points --compression none
 changes render-points --zip-level 9
+changes render-points --passes rgba
 changes render-points --eye 1,1,2
 changes render-points --target 0.1,0.1,0.1
 changes render-points --up 1,0,0

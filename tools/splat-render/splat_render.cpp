@@ -63,6 +63,10 @@ int splat_render(std::span<const std::string> args) {
     app.add_option("--compression", compression, "EXR codec: none, rle, zips, zip or piz")
         ->check(one_of({"none", "rle", "zips", "zip", "piz"}))
         ->capture_default_str();
+    std::string passes = "all";
+    app.add_option("--passes", passes, "EXR planes: all (colour, depth, normals, thickness, count) or rgba")
+        ->check(one_of({"all", "rgba"}))
+        ->capture_default_str();
     app.add_option("--zip-level", o.exr.zip_level, "zlib level of zip/zips, 1 (fast) .. 9")
         ->check(number_in(1, 9))
         ->capture_default_str();
@@ -160,6 +164,7 @@ int splat_render(std::span<const std::string> args) {
         std::tie(s.width, s.height) = parse_size(size);
         s.colour_map = render::parse_colour_map(colour_map);
         o.exr.compression = image::parse_compression(compression);
+        o.exr.rgba_only = passes == "rgba";
         refuse_terminal_stdin(t.options().input);
         o.input = t.options().input;
         o.profile = t.options().profile;

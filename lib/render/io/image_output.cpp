@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -109,8 +110,11 @@ void write_exr_frame(const std::string& path, RenderedImage& image, image::Image
     std::array<std::vector<float>*, std::size(planes)> moved{};
     std::size_t used = 0;
     scratch.channel_names.clear();
+    const auto colour = [](std::string_view name) {
+        return name == "R" || name == "G" || name == "B" || name == "A";
+    };
     for (const auto& [name, plane] : planes)
-        if (!plane->empty()) {
+        if (!plane->empty() && (!options.rgba_only || colour(name))) {
             scratch.channel_names.emplace_back(name);
             moved[used++] = plane;
         }

@@ -54,6 +54,9 @@ struct FrameMeta {
 struct ExrOptions {
     image::Compression compression = image::Compression::zip;
     int zip_level = 4;
+    // Only the colour, R, G, B, A (splat-render --passes rgba): a quarter of the bytes of every
+    // pass, for sequences that are watched rather than composited.
+    bool rgba_only = false;
 };
 
 // The channels `image` has (RenderedImage), named R, G, B, A (half), Z, thickness.X, N.X, N.Y,

@@ -16,6 +16,16 @@ expect_no_file "no fourth frame" "0003"
 check "EXR reads back" 0 compare-results -q fluid/0001.exr fluid/0001.exr
 check "fluid channels" 0 compare-results fluid/0000.exr fluid/0000.exr
 for channel in "'R'" "'A'" "'Z'" "'thickness.X'" "'N.X'" "'count.X'"; do expect_text "fluid channel $channel" "$work/out" "${channel//\'/}"; done
+# --passes rgba: the colour alone, equal to the full image's, in a smaller file.
+check "fluid, colour only" 0 splat-render -q -i frames.pks -o "rgba%04d.exr" --size 96x64 --frames 0 --passes rgba
+check "colour only: R, G, B, A equal the full image's" 0 compare-results --columns R,G,B,A --atol 0 --rtol 0 \
+  rgba0000.exr fluid/0000.exr
+check "colour only: its channels" 0 compare-results rgba0000.exr rgba0000.exr
+for channel in Z N.X thickness.X count.X; do
+  if grep -q -F "$channel" "$work/out"; then echo "FAIL --passes rgba wrote $channel"; fail=1; fi
+done
+[ "$(stat -c %s rgba0000.exr)" -lt "$(stat -c %s fluid/0000.exr)" ] || { echo "FAIL --passes rgba: not smaller"; fail=1; }
+check "bad --passes" 2 splat-render -q -i frames.pks -o x.exr --passes normals
 
 check "points by speed" 0 splat-render -q -i frames.pks -o "points_%d.exr" --style points --colour velocity \
   --colormap magma --size 64x48 --frames 1:3 --preview
