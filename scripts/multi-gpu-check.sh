@@ -11,7 +11,8 @@
 # (part render) bench_render's 64M-particle 1920 x 1080 fluid frame sort-last across 1, 2, 4
 # GPUs and a 100-frame sequence rendered by splat-render frame-parallel on 1 and 4 GPUs, once
 # per EXR codec (--sequence-compression: zip, the default, is the host's zlib work; none shows
-# the GPUs' pace) (docs/RENDER.md, "Across GPUs"). Logs under $OUT (machine.txt, configure/build logs,
+# the GPUs' pace) and per set of planes (--sequence-passes: all, or rgba, splat-render --passes)
+# (docs/RENDER.md, "Across GPUs"). Logs under $OUT (machine.txt, configure/build logs,
 # gpu-tests.log, mpi-tests.log, bench.txt, dist.jsonl, table.txt, nbody.txt, nbody.jsonl, nbody-table.txt,
 # pic.txt, pic.jsonl, pic-table.txt, render.txt, render.jsonl, render-table.txt); the tables
 # come last on stdout.
@@ -20,7 +21,8 @@
 #                              [--sizes 16e6,64e6] [--per-rank 16e6] [--nbody-sizes 16777216,67108864]
 #                              [--nbody-direct 1048576] [--nbody-steps N] [--pic-sizes 1e7]
 #                              [--pic-turns 20] [--render-sizes 64e6] [--sequence-dx 0.002]
-#                              [--sequence-compression zip,none] [--jobs N] [--no-build]
+#                              [--sequence-compression zip,none] [--sequence-passes all,rgba]
+#                              [--jobs N] [--no-build]
 #
 # Each part fits one 10-minute call on a warm machine (the build stays between calls): e.g.
 # `--parts tests`, then `--parts strong --no-build`, `--parts weak,balance --no-build`,
@@ -43,6 +45,7 @@ pic_turns=20
 render_sizes=64e6
 sequence_dx=0.002
 sequence_compression=zip,none
+sequence_passes=all
 jobs=$(nproc)
 build_it=1
 while [ $# -gt 0 ]; do
@@ -59,6 +62,7 @@ while [ $# -gt 0 ]; do
     --render-sizes) render_sizes=$2; shift ;;
     --sequence-dx) sequence_dx=$2; shift ;;
     --sequence-compression) sequence_compression=$2; shift ;;
+    --sequence-passes) sequence_passes=$2; shift ;;
     --jobs) jobs=$2; shift ;;
     --no-build) build_it=0 ;;
     *) echo "multi-gpu-check: error: unknown option $1" >&2; exit 2 ;;
@@ -219,10 +223,11 @@ if has render; then
   done
   seq=$build/render-sequence
   rm -rf "$seq" && mkdir -p "$seq"
-  echo "== render: a 100-frame dam break (dx $sequence_dx) frame-parallel on 1 and 4 GPUs ($sequence_compression)"
+  echo "== render: a 100-frame dam break (dx $sequence_dx) frame-parallel on 1 and 4 GPUs ($sequence_compression; passes $sequence_passes)"
   if "$build/bin/sph-init" dam-break --dx "$sequence_dx" -o "$seq/init.pks" >> "$OUT/render.txt" 2>&1 &&
      "$build/bin/sph-step" -q --device cuda -i "$seq/init.pks" -o "$seq/frames.pks" --steps 99 --every-steps 1 \
        >> "$OUT/render.txt" 2>&1; then
+    for passes in ${sequence_passes//,/ }; do
     for codec in ${sequence_compression//,/ }; do
       for np in 1 4; do
         # One frame per rank first: the fixed costs (start-up, first read), subtracted from the
@@ -232,14 +237,15 @@ if has render; then
           rm -rf "$seq/r$np" && mkdir -p "$seq/r$np"
           start=$(date +%s.%N)
           mpi "$np" "$build/bin/splat-render" --device cuda -q -i "$seq/frames.pks" --split frames --frames "$selection" \
-            -o "$seq/r$np/%04d.exr" --size 1920x1080 --compression "$codec" >> "$OUT/render.txt" 2>&1 ||
+            -o "$seq/r$np/%04d.exr" --size 1920x1080 --compression "$codec" --passes "$passes" >> "$OUT/render.txt" 2>&1 ||
             { status=1; tail -5 "$OUT/render.txt"; continue 2; }
           times+=("$(python3 -c "import sys; print(float(sys.argv[2]) - float(sys.argv[1]))" "$start" "$(date +%s.%N)")")
         done
         frames=$(ls "$seq/r$np" | grep -c '\.exr$')
-        python3 -c 'import json, sys; n, f, short, full, c = sys.argv[1:]; n, f, short, full = int(n), int(f), float(short), float(full); print(json.dumps({"bench": "render_sequence", "ranks": n, "frames": f, "compression": c, "seconds": full, "fps": f / full, "fixed_seconds": short, "steady_fps": (f - n) / (full - short) if full > short else None}))' \
-          "$np" "$frames" "${times[0]}" "${times[1]}" "$codec" >> "$OUT/render.jsonl"
+        python3 -c 'import json, sys; n, f, short, full, c, p = sys.argv[1:]; n, f, short, full = int(n), int(f), float(short), float(full); print(json.dumps({"bench": "render_sequence", "ranks": n, "frames": f, "compression": c, "passes": p, "seconds": full, "fps": f / full, "fixed_seconds": short, "steady_fps": (f - n) / (full - short) if full > short else None}))' \
+          "$np" "$frames" "${times[0]}" "${times[1]}" "$codec" "$passes" >> "$OUT/render.jsonl"
       done
+    done
     done
   else
     status=1; tail -5 "$OUT/render.txt"
@@ -263,15 +269,17 @@ for r in frames:
 seqs = [r for r in rows if r.get("bench") == "render_sequence"]
 def rate(r):  # frames per second without the fixed costs where measured, else wall clock
     return r.get("steady_fps") or r["fps"]
-one = {(r["frames"], r.get("compression", "zip")): rate(r) for r in seqs if r["ranks"] == 1}
-print("sequence frame-parallel: frames codec ranks  wall fps  fixed_s  steady fps  speed-up (steady; target 4x on 4 GPUs)")
+def key(r):  # frames, codec, passes (older lines: zip, all)
+    return r["frames"], r.get("compression", "zip"), r.get("passes", "all")
+one = {key(r): rate(r) for r in seqs if r["ranks"] == 1}
+print("sequence frame-parallel: frames codec passes ranks  wall fps  fixed_s  steady fps  speed-up (steady; target 4x on 4 GPUs)")
 for r in seqs:
-    codec = r.get("compression", "zip")
-    f1 = one.get((r["frames"], codec))
+    codec, passes = key(r)[1:]
+    f1 = one.get(key(r))
     up = f"{rate(r) / f1:5.2f}x" if f1 else "    -"
     fixed = f"{r['fixed_seconds']:8.2f}" if "fixed_seconds" in r else "       -"
     steady = f"{r['steady_fps']:11.2f}" if r.get("steady_fps") else "          -"
-    print(f"{r['frames']:30d} {codec:>5s} {r['ranks']:5d} {r['fps']:9.2f} {fixed} {steady}  {up}")
+    print(f"{r['frames']:30d} {codec:>5s} {passes:>6s} {r['ranks']:5d} {r['fps']:9.2f} {fixed} {steady}  {up}")
 EOF
   cat "$OUT/render-table.txt"
 fi
