@@ -137,7 +137,7 @@ for r in rows:
         key = (r["case"], r["per_rank"], r["particles"] if not r["per_rank"] else 0)
         one[key] = r["step_seconds"]
 def ms(s): return f"{1e3 * s:8.2f}"
-print("case            kind    particles ranks transport  ms/step  eff   compute    halo migrate imbal  output  MB/step bound_ms imbalance bal")
+print("case            kind    particles ranks transport  ms/step  eff   compute    halo migrate imbal  output  MB/step bound_ms imbalance bal  coll waits")
 for r in rows:
     kind = "weak" if r["per_rank"] else "strong"
     key = (r["case"], r["per_rank"], r["particles"] if not r["per_rank"] else 0)
@@ -149,7 +149,9 @@ for r in rows:
     print(f"{r['case'][:15]:15s} {kind:6s} {r['particles']/1e6:8.1f}M {r['ranks']:5d} {r['transport']:10s}"
           f"{ms(r['step_seconds'])} {eff:>5s}{ms(r['compute_seconds'])}{ms(r['halo_seconds'])}"
           f"{ms(r['migration_seconds'])}{ms(r['imbalance_seconds'])}{ms(r['output_seconds'])}"
-          f"{r['bytes_per_step']/1e6:9.1f}{ms(r['bound_seconds'])} {r['imbalance']:9.3f} {r['balance_every']:3d}")
+          f"{r['bytes_per_step']/1e6:9.1f}{ms(r['bound_seconds'])} {r['imbalance']:9.3f} {r['balance_every']:3d}"
+          # Per step (commits since 84459fb): collectives of rank 0, host waits of the busiest rank.
+          f"{r.get('collectives_per_step', float('nan')):6.2f}{r.get('host_waits_per_step', float('nan')):6.2f}")
 EOF
 cat "$OUT/table.txt"
 

@@ -36,6 +36,7 @@
 #include "bench_program.hpp"
 #include "werner_scheme.hpp"
 #include "base/error.hpp"
+#include "core/host_waits.hpp"
 #include "core/timer.hpp"
 #include "dist/communicator.hpp"
 #include "formats/reader.hpp"
@@ -150,8 +151,16 @@ int main(int argc, char** argv) {
                 backend.synchronize();
                 ranks.barrier();
                 const std::uint64_t bytes0 = solver.bytes_sent(), migrated0 = solver.migrated_rows();
+                const dist::Communicator::CallCounts calls0 = ranks.call_counts();
+                const std::uint64_t waits0 = host_wait_count();
                 Stopwatch clock;
                 for (int i = 0; i < steps; ++i) solver.step();
+                // Per step on this rank: collectives, exchanges, host waits (the last synchronize
+                // not counted).
+                const dist::Communicator::CallCounts calls1 = ranks.call_counts();
+                const double waits_per_step = double(host_wait_count() - waits0) / steps;
+                const double collectives_per_step = double(calls1.collectives - calls0.collectives) / steps;
+                const double exchanges_per_step = double(calls1.exchanges - calls0.exchanges) / steps;
                 backend.synchronize();
                 const double step_s = ranks.allreduce(clock.seconds() / steps, dist::ReduceOp::max);
                 const double bytes_per_step =
@@ -159,6 +168,7 @@ int main(int argc, char** argv) {
                 const double migrated_per_step =
                     ranks.allreduce(double(solver.migrated_rows() - migrated0) / steps, dist::ReduceOp::sum);
                 const double ghosts = ranks.allreduce(double(solver.ghosts()), dist::ReduceOp::max);
+                const double waits_max = ranks.allreduce(waits_per_step, dist::ReduceOp::max);
                 const sph::Diagnostics diagnostics = solver.diagnostics();
                 // The split, on a profiled copy of the state.
                 Split split;
@@ -217,6 +227,8 @@ int main(int argc, char** argv) {
                 for (std::size_t q = 0; q < phases.size(); ++q)
                     std::printf("  rank %zu phases, ms/step (synchronised per phase): %.*s\n", q,
                                 int(phases[q].size()), reinterpret_cast<const char*>(phases[q].data()));
+                std::printf("  per step: %.2f collectives, %.2f exchanges, host waits up to %.2f (rank 0: %.2f)\n",
+                            collectives_per_step, exchanges_per_step, waits_max, waits_per_step);
                 if (output_every > 0)
                     std::printf("  output stages on rank 0, per frame: device copy wait %.1f ms, gather %.1f ms, "
                                 "build %.1f ms, compress and write %.1f ms\n",
@@ -238,6 +250,8 @@ int main(int argc, char** argv) {
                          << ",\"build\":" << stages.build << ",\"write\":" << stages.write << "}"
                          << ",\"bytes_per_step\":" << bytes_per_step << ",\"bound_seconds\":" << bound_s
                          << ",\"ghosts\":" << ghosts << ",\"migrated_per_step\":" << migrated_per_step
+                         << ",\"collectives_per_step\":" << collectives_per_step
+                         << ",\"exchanges_per_step\":" << exchanges_per_step << ",\"host_waits_per_step\":" << waits_max
                          << ",\"imbalance\":" << diagnostics.imbalance << ",\"device\":" << json_quote(backend.describe())
                          << ",\"commit\":\"" << PARTIKEL_GIT_COMMIT << "\"}\n";
             }

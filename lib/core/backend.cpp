@@ -3,11 +3,13 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <cstdlib>
 
 #include "base/error.hpp"
 #include "base/log.hpp"
+#include "core/host_waits.hpp"
 #include "partikel_config.hpp"
 #if PARTIKEL_HAVE_CUDA
 #include "core/cuda/runtime.hpp"
@@ -102,7 +104,14 @@ Backend Backend::with_own_stream() const {
 #endif
 }
 
+namespace {
+std::atomic<std::uint64_t> host_waits{0};
+}
+std::uint64_t host_wait_count() { return host_waits.load(std::memory_order_relaxed); }
+void count_host_wait() { host_waits.fetch_add(1, std::memory_order_relaxed); }
+
 void Backend::synchronize() const {
+    count_host_wait();
 #if PARTIKEL_HAVE_CUDA
     if (is_cuda()) cuda_rt::stream_synchronize(state_->device, state_->stream);
 #endif

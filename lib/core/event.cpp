@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "base/error.hpp"
+#include "core/host_waits.hpp"
 #include "partikel_config.hpp"
 #if PARTIKEL_HAVE_CUDA
 #include "core/cuda/runtime.hpp"
@@ -63,6 +64,7 @@ bool Event::done() const {
 }
 
 void Event::synchronize() const {
+    count_host_wait();
 #if PARTIKEL_HAVE_CUDA
     if (event_) cuda_rt::event_synchronize(backend_.device_index(), event_);
 #endif

@@ -17,6 +17,7 @@
 
 #include "base/hd.hpp"
 #include "core/backend.hpp"
+#include "core/host_waits.hpp"
 #include "core/reduce_ops.hpp"
 #include "core/workspace.hpp"
 
@@ -100,18 +101,29 @@ public:
         for (std::int64_t b = 0; b < count; ++b) run(b);
     }
 
-    void synchronize() const {}
+    // Counted as host waits as CudaExec's are (core/host_waits.hpp).
+    void synchronize() const { count_host_wait(); }
     void fill_zero(void* dst, std::size_t bytes) const {
         if (bytes) std::memset(dst, 0, bytes);
     }
     void copy_to_host(void* dst, const void* src, std::size_t bytes) const {
-        if (bytes) std::memcpy(dst, src, bytes);
+        if (!bytes) return;
+        count_host_wait();
+        std::memcpy(dst, src, bytes);
     }
     void copy_from_host(void* dst, const void* src, std::size_t bytes) const {
-        if (bytes) std::memcpy(dst, src, bytes);
+        if (!bytes) return;
+        count_host_wait();
+        std::memcpy(dst, src, bytes);
     }
-    template <class T> T read_value(const T* p) const { return *p; }
-    template <class T> void write_value(T* p, const T& v) const { *p = v; }
+    template <class T> T read_value(const T* p) const {
+        count_host_wait();
+        return *p;
+    }
+    template <class T> void write_value(T* p, const T& v) const {
+        count_host_wait();
+        *p = v;
+    }
 
     // ---- radix sort of (key, value) pairs by bits [begin_bit, end_bit) of the key; stable.
     template <class K, class V> std::size_t sort_pairs_scratch_bytes(std::size_t n) const {

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "base/error.hpp"
+#include "core/host_waits.hpp"
 #include "partikel_config.hpp"
 #if PARTIKEL_HAVE_CUDA
 #include "core/cuda/runtime.hpp"
@@ -70,6 +71,7 @@ void pinned_free(const Backend& backend, void* pointer) noexcept {
 void copy_bytes(const Backend& backend, void* dst, const void* src, std::size_t bytes, CopyDirection direction,
                 bool async) {
     if (bytes == 0) return;
+    if (!async) count_host_wait();
 #if PARTIKEL_HAVE_CUDA
     if (backend.is_cuda())
         return cuda_rt::copy(backend.device_index(), backend.stream(), dst, src, bytes, static_cast<int>(direction),

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "base/log.hpp"
+#include "core/host_waits.hpp"
 #include "partikel_config.hpp"
 #if PARTIKEL_HAVE_CUDA
 #include "core/cuda/runtime.hpp"
@@ -48,6 +49,7 @@ void DeviceTimer::stop() {
 }
 
 double DeviceTimer::seconds() {
+    count_host_wait();
 #if PARTIKEL_HAVE_CUDA
     if (stop_event_) return 1e-3 * cuda_rt::event_elapsed_ms(backend_.device_index(), start_event_, stop_event_);
 #endif

@@ -256,23 +256,30 @@ std::string Communicator::describe() const {
 Communicator Communicator::duplicate() const { return Communicator(impl_->duplicate()); }
 
 void Communicator::allreduce_bytes(void* values, std::size_t count, DataType type, ReduceOp op) const {
-    if (count) impl_->allreduce(values, count, type, op);
+    if (!count) return;
+    ++impl_->calls.collectives;
+    impl_->allreduce(values, count, type, op);
 }
 
 void Communicator::allgather_bytes(const void* mine, std::size_t bytes, void* all) const {
+    ++impl_->calls.collectives;
     impl_->allgather(mine, bytes, all);
 }
 
 std::vector<ReceivedBytes> Communicator::allgatherv(std::span<const std::byte> mine) const {
+    ++impl_->calls.collectives;
     return impl_->gatherv(mine, 0, true);
 }
 
 std::vector<ReceivedBytes> Communicator::gatherv(std::span<const std::byte> mine, int root) const {
+    ++impl_->calls.collectives;
     return impl_->gatherv(mine, root, false);
 }
 
 void Communicator::bcast(std::span<std::byte> bytes, int root) const {
-    if (!bytes.empty() || size() > 1) impl_->bcast(bytes, root);
+    if (bytes.empty() && size() == 1) return;
+    ++impl_->calls.collectives;
+    impl_->bcast(bytes, root);
 }
 
 std::vector<std::byte> Communicator::bcast_bytes(std::vector<std::byte> bytes, int root) const {
@@ -283,9 +290,13 @@ std::vector<std::byte> Communicator::bcast_bytes(std::vector<std::byte> bytes, i
     return bytes;
 }
 
-void Communicator::barrier() const { impl_->barrier(); }
+void Communicator::barrier() const {
+    ++impl_->calls.collectives;
+    impl_->barrier();
+}
 
 void Communicator::exchange_host(std::span<const SendBytes> sends, std::span<const ReceiveBytes> receives) const {
+    ++impl_->calls.exchanges;
     impl_->exchange_host(sends, receives);
 }
 
@@ -341,21 +352,26 @@ void Communicator::reserve_staging(std::size_t send_bytes, std::size_t receive_b
 }
 
 void Communicator::exchange(std::span<const SendBytes> sends, std::span<const ReceiveBytes> receives) {
-    impl_->start_exchange(sends, receives);
+    start_exchange(sends, receives);
     impl_->finish_exchange();
 }
 
 void Communicator::start_exchange(std::span<const SendBytes> sends, std::span<const ReceiveBytes> receives) {
+    ++impl_->calls.exchanges;
     impl_->start_exchange(sends, receives);
 }
 
 void Communicator::finish_exchange() { impl_->finish_exchange(); }
 
 void Communicator::allreduce_device_bytes(void* values, std::size_t count, DataType type, ReduceOp op) {
-    if (count) impl_->allreduce_device(values, count, type, op);
+    if (!count) return;
+    ++impl_->calls.collectives;
+    impl_->allreduce_device(values, count, type, op);
 }
 
 double Communicator::wait_seconds() const { return impl_->wait_seconds(); }
+
+Communicator::CallCounts Communicator::call_counts() const { return impl_->calls; }
 
 void Communicator::throw_if_failed() const { impl_->poll_failures(); }
 

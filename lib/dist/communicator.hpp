@@ -266,6 +266,15 @@ public:
     // exchanges) since it started: what a slow peer costs the others.
     double wait_seconds() const;
 
+    // The calls that talk to other ranks since the communicator was made (copies share them):
+    // collectives (allreduce, allgather, allgatherv, gatherv, bcast, barrier, any, all, agree's,
+    // device all-reduces) and exchanges (device or host) with neighbour ranks. Counted on one
+    // rank too, where they are copies or nothing. For benchmarks (bench_dist: per step).
+    struct CallCounts {
+        std::uint64_t collectives = 0, exchanges = 0;
+    };
+    CallCounts call_counts() const;
+
     struct Impl;
     explicit Communicator(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
 

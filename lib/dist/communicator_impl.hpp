@@ -18,6 +18,7 @@ namespace partikel::dist {
 struct Communicator::Impl {
     virtual ~Impl() = default;
     int rank = 0, size = 1, local_rank = 0, local_size = 1;
+    Communicator::CallCounts calls;  // one thread at a time per communicator (communicator.hpp)
 
     virtual std::string_view transport() const = 0;
     virtual std::shared_ptr<Impl> duplicate() = 0;

@@ -25,10 +25,10 @@ ParticleExchange::ParticleExchange(Communicator comm, const Backend& backend, st
       flags_(backend, comm_.size() > 1 ? capacity : 0),
       offsets_(backend, comm_.size() > 1 ? capacity : 0),
       // A row goes to at most two neighbours of a slab (slabs are at least the reach wide).
-      rows_(backend, comm_.size() > 1 ? 2 * capacity : 0),
+      // (A migration's leavers: a count and two values a row.)
+      rows_(backend, comm_.size() > 1 ? 2 * capacity + 1 : 0),
       destination_(backend, comm_.size() > 1 ? capacity : 0),
-      counts_(backend, std::size_t(comm_.size()) + 1),
-      extent_(backend, 1),
+      counts_(backend, std::size_t(comm_.size()) + 1 + sizeof(Extent) / sizeof(std::uint32_t)),
       ranges_(backend, std::size_t(comm_.size())),
       borders_(backend, std::size_t(comm_.size()) + 1),
       bins_(backend, kMaxBins),
@@ -49,9 +49,22 @@ const std::byte* ParticleExchange::received(const FieldArrays& table, int field)
     return receive_.data() + table.packed_offset(fields_, received_rows_, field);
 }
 
+Extent ParticleExchange::window(const SlabDecomposition& slabs, float reach) const {
+    const int me = comm_.rank();
+    if (extents_.size() != std::size_t(comm_.size()) || slabs.ranks() != comm_.size()) return Extent::identity();
+    Extent all = Extent::identity();
+    for (const Extent& e : extents_) all = Extent::combine(all, e);
+    // Rows that arrive by migration lie in this rank's slab, and came from some rank's extent.
+    const Extent arrivals{std::max(float(slabs.borders[std::size_t(me)]), all.lo),
+                          std::min(float(slabs.borders[std::size_t(me) + 1]), all.hi)};
+    Extent w = extents_[std::size_t(me)];
+    if (!arrivals.empty()) w = Extent::combine(w, arrivals);
+    return w.widened(kSpeculativeMargin * reach);
+}
+
 ParticleExchange::Totals ParticleExchange::totals(int q) const {
     const int ranks = comm_.size();
-    const std::size_t row = std::size_t(ranks) + 1;
+    const std::size_t row = row_length();
     Totals t;
     for (int p = 0; p < ranks; ++p) {
         if (p == q) continue;
@@ -78,12 +91,13 @@ void ParticleExchange::check_buffers(const FieldArrays& table, std::uint64_t fie
 }
 
 std::vector<std::uint64_t> ParticleExchange::gather_counts(const std::vector<std::uint64_t>& mine) const {
+    if (mine.size() != row_length()) throw UsageError("dist: a row of counts of the wrong length");
     return comm_.allgather(std::span<const std::uint64_t>(mine));
 }
 
 std::size_t ParticleExchange::device_bytes() const {
     return workspace_.size() + flags_.bytes() + offsets_.bytes() + rows_.bytes() + destination_.bytes() + counts_.bytes() +
-           extent_.bytes() + borders_.bytes() + bins_.bytes() + send_.bytes() + receive_.bytes();
+           borders_.bytes() + bins_.bytes() + send_.bytes() + receive_.bytes();
 }
 
 }  // namespace partikel::dist

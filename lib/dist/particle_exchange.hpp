@@ -14,7 +14,11 @@
 //
 // Halo (after every reorder that moves positions): each rank's extent along the axis (of its
 // rows [0, n)) is all-gathered, and the rows within `reach` of another rank's extent are
-// listed for it (flag, scan, compact: one list per neighbour). exchange_halo() sends the listed
+// listed for it (flag, scan, compact: one list per neighbour; their lengths read back at once).
+// After the first plan the lists are made against the last plan's extents widened by a tenth of
+// the reach more, and the new extents travel with the counts in one all-gather (this rank's read
+// back with its counts, so that a grid built before the plan uses window(), not the extent);
+// when an extent moved farther, every rank lists again (plan_halo). exchange_halo() sends the listed
 // rows' values of some fields into a receive buffer in arrival order; unpack_halo() writes them
 // into the ghost rows [n, n + g), in an order the model chooses (its ghost cell order). The
 // same lists serve every refresh of other fields until the next plan. Positions of a rank's
@@ -45,10 +49,19 @@ namespace partikel::dist {
 struct Extent {
     float lo, hi;
     bool empty() const { return lo > hi; }
+    // Widened by `by` each way (an empty extent stays empty).
+    Extent widened(float by) const { return empty() ? *this : Extent{lo - by, hi + by}; }
     static PK_HD Extent identity() { return {__builtin_huge_valf(), -__builtin_huge_valf()}; }
     static PK_HD Extent combine(const Extent& a, const Extent& b) {
         return {b.lo < a.lo ? b.lo : a.lo, a.hi < b.hi ? b.hi : a.hi};
     }
+};
+
+// Two counts every rank sums, carried by a migration's all-gather of counts so that a vote
+// taken just before it costs no collective of its own: `stop` (non-zero on any rank: nothing
+// moves, and the caller ends the run on every rank) and `count` (only summed).
+struct Votes {
+    std::uint64_t stop = 0, count = 0;
 };
 
 class ParticleExchange {
@@ -59,19 +72,30 @@ public:
 
     // ---- Migration ----
     // Returns the new number of rows; `fields` (a mask) travel with the rows and fill the
-    // holes (every field whose values matter after the migration).
+    // holes (every field whose values matter after the migration). `votes`: this rank's, then
+    // every rank's sums (Votes); with a stop vote nothing moves.
     template <class Exec>
     std::size_t migrate(const Exec& exec, FieldArrays& table, const Vec3f* positions, std::size_t n,
-                        const SlabDecomposition& slabs, std::uint64_t fields);
+                        const SlabDecomposition& slabs, std::uint64_t fields, Votes* votes = nullptr);
 
     // ---- Halo ----
     // This rank's extent along `axis` of rows [0, n) (one reduction and a read-back).
     template <class Exec> Extent extent(const Exec& exec, const Vec3f* positions, std::size_t n, int axis);
     // Lists the rows of [0, n) each other rank needs as ghosts (within `reach` of its extent
-    // along `axis`; `mine` is this rank's, extent()) and returns how many ghosts this rank
-    // receives; n + ghosts must fit the capacity.
+    // along `axis`) and returns how many ghosts this rank receives; n + ghosts must fit the
+    // capacity. `window`: where the rows were foreseen to lie, window() (any value before the
+    // first plan). This rank's extent comes back with the lists' lengths: mine().
     template <class Exec>
-    std::size_t plan_halo(const Exec& exec, const Vec3f* positions, std::size_t n, int axis, float reach, Extent mine);
+    std::size_t plan_halo(const Exec& exec, const Vec3f* positions, std::size_t n, int axis, float reach,
+                          Extent window);
+    // This rank's extent at the last plan.
+    Extent mine() const { return mine_; }
+    // Where this rank's rows lie at the next plan, foreseen from the last plan (for a grid built
+    // before it): within its extent then, or, after a migration to `slabs`, within its slab and
+    // some rank's extent then, give or take kSpeculativeMargin of `reach` of drift. Empty before
+    // the first plan, and when the rank had no rows and receives none. Rows outside it are
+    // still found (a grid's edge cells take them), only slower, and the plan lists again.
+    Extent window(const SlabDecomposition& slabs, float reach) const;
     // Sends the listed rows' `fields` and receives the ghosts' into the receive buffer (arrival
     // order). start_/finish_ split it for work in between (finish before reading them).
     template <class Exec> void start_halo(const Exec& exec, const FieldArrays& table, std::uint64_t fields);
@@ -93,11 +117,20 @@ public:
     std::size_t ghosts_from_below() const { return ghosts_from_below_; }
     // Every rank's extent at the last plan_halo.
     const std::vector<Extent>& extents() const { return extents_; }
-    // The largest coordinate of a ghost from a lower rank and the smallest of one from a higher
-    // rank (-inf and +inf when none): a row further than the search reach from both has no
-    // ghost neighbour.
+    // The largest coordinate of a ghost within the reach from a lower rank and the smallest of
+    // one from a higher rank (-inf and +inf when none): a row further than the search reach from
+    // both has no ghost neighbour. (Ghosts a little farther may come too: plan_halo.)
     float ghosts_below() const { return ghosts_below_; }
     float ghosts_above() const { return ghosts_above_; }
+
+    // Halo plans whose lists, made against the last plan's extents widened by
+    // kSpeculativeMargin, held (one all-gather) since construction; the others gathered twice.
+    std::uint64_t speculated_plans() const { return speculated_plans_; }
+    // The widening, a fraction of the reach: a slab's extent moves by a particle's drift in a
+    // step, about a hundredth of the reach (Δt's CFL bound), between plans; a tenth covers
+    // it with room and adds a tenth to the halo's rows (farther than the reach: no pass
+    // counts them).
+    static constexpr float kSpeculativeMargin = 0.1f;
 
     // Rows sent since construction (migration, halo), and bytes sent (for benchmarks' bounds).
     std::uint64_t migrated_rows() const { return migrated_rows_; }
@@ -118,11 +151,25 @@ private:
     template <class Exec>
     std::size_t list_rows(const Exec& exec, std::size_t n, const std::uint32_t* rows, std::uint32_t* list,
                           std::size_t room);
+    // The same without reading the count back: the list starts at list[*start] (device; nullptr:
+    // 0), and *end (device) becomes *start plus the count (counts_ slots).
+    template <class Exec>
+    void append_rows(const Exec& exec, std::size_t n, const std::uint32_t* rows, std::uint32_t* list, std::size_t room,
+                     const std::uint32_t* start, std::uint32_t* end);
+    // For each rank q, the rows of [0, n) (or of the `entries` candidates) within wanted[q], one
+    // list after the other in rows_, their lengths in send_count_; one read-back for all, which
+    // also returns the extent in extent_slot().
+    template <class Exec>
+    Extent list_for_peers(const Exec& exec, const Vec3f* positions, const std::uint32_t* candidates, std::size_t entries,
+                        int axis, const std::vector<Extent>& wanted);
     template <class Exec> void send_and_receive(const Exec& exec, const FieldArrays& table, std::uint64_t fields,
                                                 std::size_t send_rows, std::size_t receive_rows);
     void check_buffers(const FieldArrays& table, std::uint64_t fields, const char* what) const;
-    // Every rank's [rows it sends to each rank..., its rows] (an all-gather), rank by rank.
+    // Every rank's [rows it sends to each rank..., its rows, four more values] (an all-gather),
+    // rank by rank: row_length() values each. The four: a halo plan's extent and window (the
+    // bits of lo and hi), a migration's votes (and two zeros).
     std::vector<std::uint64_t> gather_counts(const std::vector<std::uint64_t>& mine) const;
+    std::size_t row_length() const { return std::size_t(comm_.size()) + 5; }
     // Rank q's totals in the last gathered counts: rows it sends and receives (from other ranks),
     // and its rows.
     struct Totals {
@@ -137,8 +184,11 @@ private:
     Workspace workspace_;
     DeviceBuffer<std::uint32_t> flags_, offsets_, rows_;  // per row; rows_: the send lists, per peer in turn
     DeviceBuffer<std::uint32_t> destination_;             // per row (migration; the halo's candidates)
-    DeviceBuffer<std::uint32_t> counts_;                  // per rank, then one: a list's length
-    DeviceBuffer<Extent> extent_;
+    // Per rank and one more: where the halo lists end (a list's length: the last), then this
+    // rank's extent (extent_slot()), read back together.
+    DeviceBuffer<std::uint32_t> counts_;
+    static_assert(sizeof(Extent) == 2 * sizeof(std::uint32_t));
+    Extent* extent_slot() { return reinterpret_cast<Extent*>(counts_.data() + comm_.size() + 1); }
     DeviceBuffer<Extent> ranges_;  // per rank: the rows it wants as ghosts (plan_halo)
     DeviceBuffer<double> borders_;
     DeviceBuffer<std::uint32_t> bins_;
@@ -151,14 +201,17 @@ private:
     std::uint64_t fields_ = 0;
     std::size_t received_rows_ = 0;
     std::vector<Extent> extents_;
+    Extent mine_ = Extent::identity();
     float ghosts_below_ = 0, ghosts_above_ = 0;
     std::vector<SendBytes> sends_;
     std::vector<ReceiveBytes> receives_;
     bool in_flight_ = false;
-    std::uint64_t migrated_rows_ = 0, bytes_sent_ = 0;
+    std::uint64_t migrated_rows_ = 0, bytes_sent_ = 0, speculated_plans_ = 0;
     // The last migration's rows on the host: holes left (ascending) and where they went, the
     // send list, the arrivals' rows, and the rows moved into holes.
     std::vector<std::uint32_t> holes_, going_, send_list_, targets_, move_from_, move_to_;
+    std::vector<std::uint32_t> leavers_;  // the read-back: the count, then (row, destination) pairs
+    std::size_t last_leaving_ = 0;
 };
 
 // Scratch bytes of the exchange's scans and reductions (particle_exchange_impl.hpp).

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
+#include <cstring>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -60,19 +62,22 @@ struct FlagInAnyRange {
     }
 };
 
-// The flagged entries' rows, in entry order, into list[0 ..) (those past `room` are counted, not
-// written); the last entry writes the total.
+// The flagged entries' rows, in entry order, into list[*start ..) (start: nullptr for 0; those
+// at or past `room` are counted, not written); the last entry writes *start plus the count to
+// `end`. Lists one after the other in device memory, without the host reading their lengths.
 struct ListFlagged {
     const std::uint32_t* flags;
     const std::uint32_t* offsets;
     const std::uint32_t* rows;
     std::uint32_t* list;
     std::size_t room;
-    std::uint32_t* total;
+    const std::uint32_t* start;
+    std::uint32_t* end;
     std::size_t n;
     PK_DEVICE_INLINE void operator()(std::size_t k) const {
-        if (k + 1 == n) *total = offsets[k] + flags[k];
-        if (flags[k] && offsets[k] < room) list[offsets[k]] = row_at(rows, k);
+        const std::uint32_t first = start ? *start : 0u;
+        if (k + 1 == n) *end = first + offsets[k] + flags[k];
+        if (flags[k] && std::size_t(first) + offsets[k] < room) list[first + offsets[k]] = row_at(rows, k);
     }
 };
 
@@ -99,11 +104,20 @@ struct Destinations {
     }
 };
 
-struct GatherValues {
-    const std::uint32_t* rows;
-    const std::uint32_t* values;
+// The rows that leave, in row order, each with its destination: out[0] = how many, then pairs
+// (row, destination), so that one read-back brings the count and the first pairs.
+struct ListLeavers {
+    const std::uint32_t* flags;
+    const std::uint32_t* offsets;
+    const std::uint32_t* destination;
     std::uint32_t* out;
-    PK_DEVICE_INLINE void operator()(std::size_t k) const { out[k] = values[rows[k]]; }
+    std::size_t n;
+    PK_DEVICE_INLINE void operator()(std::size_t k) const {
+        if (k + 1 == n) out[0] = offsets[k] + flags[k];
+        if (!flags[k]) return;
+        out[1 + 2 * std::size_t(offsets[k])] = static_cast<std::uint32_t>(k);
+        out[2 + 2 * std::size_t(offsets[k])] = destination[k];
+    }
 };
 
 // Particles per bin along the axis, privatised per block (shared memory on the GPU) and run-length
@@ -165,48 +179,77 @@ template <class Exec>
 std::size_t ParticleExchange::list_rows(const Exec& exec, std::size_t n, const std::uint32_t* rows, std::uint32_t* list,
                                         std::size_t room) {
     if (n == 0) return 0;
-    exec.exclusive_sum(workspace_, flags_.data(), offsets_.data(), n);
-    exec.for_each(n, kernels::ListFlagged{flags_.data(), offsets_.data(), rows, list, room, counts_.data() + comm_.size(), n},
-                  "dist.list");
+    append_rows(exec, n, rows, list, room, nullptr, counts_.data() + comm_.size());
     return exec.read_value(counts_.data() + comm_.size());
 }
 
 template <class Exec>
+void ParticleExchange::append_rows(const Exec& exec, std::size_t n, const std::uint32_t* rows, std::uint32_t* list,
+                                   std::size_t room, const std::uint32_t* start, std::uint32_t* end) {
+    exec.exclusive_sum(workspace_, flags_.data(), offsets_.data(), n);
+    exec.for_each(n, kernels::ListFlagged{flags_.data(), offsets_.data(), rows, list, room, start, end, n}, "dist.list");
+}
+
+template <class Exec>
 std::size_t ParticleExchange::migrate(const Exec& exec, FieldArrays& table, const Vec3f* positions, std::size_t n,
-                                      const SlabDecomposition& slabs, std::uint64_t fields) {
+                                      const SlabDecomposition& slabs, std::uint64_t fields, Votes* votes) {
     const int ranks = comm_.size(), me = comm_.rank();
     if (ranks == 1) return n;
     if (slabs.ranks() != ranks)
         throw UsageError("dist: " + std::to_string(slabs.ranks()) + " slabs for " + std::to_string(ranks) + " ranks");
+    // Host vectors go to the device without waiting for its queue: from pageable memory an
+    // asynchronous copy has taken the bytes when it returns (CUDA stages them), so the vectors
+    // may change at once.
     // Where every row goes; the rows that leave, in row order, with their destinations.
-    borders_.copy_from_host(slabs.borders);
+    borders_.copy_from_host_async(slabs.borders);
     std::size_t leaving = 0;
     if (n > 0) {
         exec.for_each(n,
                       kernels::Destinations{positions, slabs.axis, borders_.data(), ranks, std::uint32_t(me),
                                             destination_.data(), flags_.data()},
                       "dist.destinations");
-        leaving = list_rows(exec, n, nullptr, rows_.data(), rows_.size());
+        exec.exclusive_sum(workspace_, flags_.data(), offsets_.data(), n);
+        exec.for_each(n, kernels::ListLeavers{flags_.data(), offsets_.data(), destination_.data(), rows_.data(), n},
+                      "dist.leavers");
+        // The count and the first pairs in one read-back, with room for twice as many as left
+        // last time; a second read only when more left.
+        const std::size_t guess = std::min(n, std::max<std::size_t>(1024, 2 * last_leaving_));
+        leavers_.resize(1 + 2 * guess);
+        exec.copy_to_host(leavers_.data(), rows_.data(), leavers_.size() * sizeof(std::uint32_t));
+        leaving = leavers_[0];
+        if (leaving > guess) {
+            leavers_.resize(1 + 2 * leaving);
+            exec.copy_to_host(leavers_.data() + 1 + 2 * guess, rows_.data() + 1 + 2 * guess,
+                              2 * (leaving - guess) * sizeof(std::uint32_t));
+        }
     }
-    const std::size_t listed = std::min(leaving, rows_.size());
-    holes_.resize(listed);
-    going_.resize(listed);
-    if (listed > 0) {
-        exec.for_each(listed, kernels::GatherValues{rows_.data(), destination_.data(), offsets_.data()}, "dist.going");
-        exec.copy_to_host(holes_.data(), rows_.data(), listed * sizeof(std::uint32_t));
-        exec.copy_to_host(going_.data(), offsets_.data(), listed * sizeof(std::uint32_t));
+    last_leaving_ = leaving;
+    holes_.resize(leaving);
+    going_.resize(leaving);
+    for (std::size_t k = 0; k < leaving; ++k) {
+        holes_[k] = leavers_[1 + 2 * k];
+        going_[k] = leavers_[2 + 2 * k];
     }
     // The send list, destination by destination (a stable counting sort on the host: few rows).
     send_count_.assign(std::size_t(ranks), 0);
     for (const std::uint32_t d : going_) ++send_count_[d];
     std::vector<std::size_t> next(std::size_t(ranks), 0);
     for (int d = 1; d < ranks; ++d) next[std::size_t(d)] = next[std::size_t(d) - 1] + send_count_[std::size_t(d) - 1];
-    send_list_.resize(listed);
-    for (std::size_t k = 0; k < listed; ++k) send_list_[next[going_[k]]++] = holes_[k];
+    send_list_.resize(leaving);
+    for (std::size_t k = 0; k < leaving; ++k) send_list_[next[going_[k]]++] = holes_[k];
     send_rows_ = leaving;
     std::vector<std::uint64_t> mine = send_count_;
-    mine.push_back(n);
+    mine.insert(mine.end(), {n, votes ? votes->stop : 0, votes ? votes->count : 0, 0, 0});
     all_counts_ = gather_counts(mine);
+    const std::size_t row = row_length();
+    if (votes) {
+        *votes = {};
+        for (int q = 0; q < ranks; ++q) {
+            votes->stop += all_counts_[std::size_t(q) * row + std::size_t(ranks) + 1];
+            votes->count += all_counts_[std::size_t(q) * row + std::size_t(ranks) + 2];
+        }
+        if (votes->stop > 0) return n;
+    }
     // Every rank checks every rank's numbers: the same error everywhere, without another vote.
     std::uint64_t arriving = 0;
     for (int q = 0; q < ranks; ++q) {
@@ -225,13 +268,12 @@ std::size_t ParticleExchange::migrate(const Exec& exec, FieldArrays& table, cons
             raise({q, FailureKind::usage, problem + " (more capacity per rank: sph-step --rank-capacity)"}, ranks);
         if (q == me) arriving = arrive;
     }
-    const std::size_t row = std::size_t(ranks) + 1;
     receive_count_.assign(std::size_t(ranks), 0);
     for (int p = 0; p < ranks; ++p)
         if (p != me) receive_count_[std::size_t(p)] = all_counts_[std::size_t(p) * row + std::size_t(me)];
     if (leaving == 0 && arriving == 0) return n;
     if (leaving > 0) {
-        rows_.copy_from_host(send_list_);
+        rows_.copy_from_host_async(send_list_);
         table.pack(exec, rows_.data(), leaving, fields, send_.data());
     }
     send_and_receive(exec, table, fields, leaving, arriving);
@@ -258,12 +300,12 @@ std::size_t ParticleExchange::migrate(const Exec& exec, FieldArrays& table, cons
         }
     }
     if (arriving > 0) {
-        flags_.copy_from_host(targets_);
+        flags_.copy_from_host_async(targets_);
         table.unpack(exec, receive_.data(), arriving, 0, fields, nullptr, flags_.data());
     }
     if (!move_from_.empty()) {
-        offsets_.copy_from_host(move_from_);
-        destination_.copy_from_host(move_to_);
+        offsets_.copy_from_host_async(move_from_);
+        destination_.copy_from_host_async(move_to_);
         table.move_rows(exec, offsets_.data(), destination_.data(), move_from_.size(), fields);
     }
     migrated_rows_ += leaving;
@@ -274,61 +316,144 @@ template <class Exec>
 Extent ParticleExchange::extent(const Exec& exec, const Vec3f* positions, std::size_t n, int axis) {
     if (n == 0) return Extent::identity();
     exec.transform_reduce(workspace_, n, kernels::ExtentOf{positions, axis}, CombineOp{}, Extent::identity(),
-                          extent_.data());
-    return exec.read_value(extent_.data());
+                          extent_slot());
+    return exec.read_value(extent_slot());
 }
 
-template <class Exec>
-std::size_t ParticleExchange::plan_halo(const Exec& exec, const Vec3f* positions, std::size_t n, int axis, float reach,
-                                        Extent mine) {
-    const int ranks = comm_.size(), me = comm_.rank();
-    const float inf = std::numeric_limits<float>::infinity();
-    ghosts_below_ = -inf;
-    ghosts_above_ = inf;
-    if (ranks == 1) {
-        extents_ = {mine};
-        ghosts_ = ghosts_from_below_ = 0;
-        return 0;
-    }
-    extents_ = comm_.allgather(mine);
-    // The ranges of the ranks within reach (every other rank's extent widened by the reach).
-    std::vector<Extent> wanted(std::size_t(ranks), Extent::identity());
-    int peers = 0;
-    for (int q = 0; q < ranks; ++q) {
-        const Extent theirs = extents_[std::size_t(q)];
-        if (q == me || theirs.empty() || mine.empty()) continue;
-        const Extent range{theirs.lo - reach, theirs.hi + reach};
+namespace detail {
+
+// The range along the axis of rows a rank with extent `mine` sends each rank q (every rank's
+// extent in `extents`), widened by `widen`: q's extent widened, when that meets `mine`; empty
+// for itself, for empty extents and for ranks out of reach.
+inline std::vector<Extent> wanted_ranges(const std::vector<Extent>& extents, int me, Extent mine, float widen) {
+    std::vector<Extent> wanted(extents.size(), Extent::identity());
+    for (std::size_t q = 0; q < extents.size(); ++q) {
+        const Extent theirs = extents[q];
+        if (int(q) == me || theirs.empty() || mine.empty()) continue;
+        const Extent range = theirs.widened(widen);
         if (mine.hi < range.lo || mine.lo > range.hi) continue;
-        wanted[std::size_t(q)] = range;
-        ++peers;
+        wanted[q] = range;
     }
-    // With several peers (a slab between two others), one pass over the rows lists those any
-    // peer wants (a few layers at each face), and each peer's list is cut from these candidates:
-    // the rows are passed over once, not once per peer.
-    const std::uint32_t* candidates = nullptr;
-    std::size_t entries = n;
-    if (peers > 1 && n > 0) {
-        ranges_.copy_from_host(wanted);
-        exec.for_each(n, kernels::FlagInAnyRange{positions, axis, ranges_.data(), ranks, flags_.data()},
-                      "dist.halo_candidates");
-        entries = list_rows(exec, n, nullptr, destination_.data(), destination_.size());
-        candidates = destination_.data();
-    }
+    return wanted;
+}
+
+inline std::uint64_t float_bits(float x) { return std::bit_cast<std::uint32_t>(x); }
+inline float bits_float(std::uint64_t b) { return std::bit_cast<float>(std::uint32_t(b)); }
+
+}  // namespace detail
+
+template <class Exec>
+Extent ParticleExchange::list_for_peers(const Exec& exec, const Vec3f* positions, const std::uint32_t* candidates,
+                                        std::size_t entries, int axis, const std::vector<Extent>& wanted) {
+    const int ranks = comm_.size();
     send_count_.assign(std::size_t(ranks), 0);
-    std::size_t at = 0;
+    // counts_[q + 1]: where rank q's list ends (the lists follow one another in rank order);
+    // counts_[0] = 0. One read-back of them all, and of this rank's extent after them.
+    exec.fill_zero(counts_.data(), (std::size_t(ranks) + 1) * sizeof(std::uint32_t));
+    std::size_t last = 0;  // the slot of the end of the last list
     for (int q = 0; q < ranks; ++q) {
         const Extent range = wanted[std::size_t(q)];
         if (range.empty() || entries == 0) continue;
         exec.for_each(entries, kernels::FlagInRange{positions, candidates, axis, range.lo, range.hi, flags_.data()},
                       "dist.halo_flag");
-        send_count_[std::size_t(q)] = list_rows(exec, entries, candidates, rows_.data() + std::min(at, rows_.size()),
-                                                rows_.size() > at ? rows_.size() - at : 0);
-        at += send_count_[std::size_t(q)];
+        append_rows(exec, entries, candidates, rows_.data(), rows_.size(), counts_.data() + last,
+                    counts_.data() + q + 1);
+        last = std::size_t(q) + 1;
     }
-    send_rows_ = at;
-    std::vector<std::uint64_t> counts = send_count_;
-    counts.push_back(n);
-    all_counts_ = gather_counts(counts);
+    std::vector<std::uint32_t> ends(counts_.size());
+    exec.copy_to_host(ends.data(), counts_.data(), ends.size() * sizeof(std::uint32_t));
+    std::uint32_t at = 0;
+    for (int q = 0; q < ranks; ++q) {
+        if (wanted[std::size_t(q)].empty() || entries == 0) continue;
+        send_count_[std::size_t(q)] = ends[std::size_t(q) + 1] - at;
+        at = ends[std::size_t(q) + 1];
+    }
+    Extent mine;
+    std::memcpy(&mine, ends.data() + ranks + 1, sizeof mine);
+    return mine;
+}
+
+template <class Exec>
+std::size_t ParticleExchange::plan_halo(const Exec& exec, const Vec3f* positions, std::size_t n, int axis, float reach,
+                                        Extent window) {
+    const int ranks = comm_.size(), me = comm_.rank();
+    const float inf = std::numeric_limits<float>::infinity();
+    ghosts_below_ = -inf;
+    ghosts_above_ = inf;
+    if (ranks == 1) {
+        mine_ = extent(exec, positions, n, axis);
+        extents_ = {mine_};
+        ghosts_ = ghosts_from_below_ = 0;
+        return 0;
+    }
+    // This rank's extent, reduced on the device and read back with the lists' lengths.
+    if (n > 0)
+        exec.transform_reduce(workspace_, n, kernels::ExtentOf{positions, axis}, CombineOp{}, Extent::identity(),
+                              extent_slot());
+    // The lists, against `wanted` (the other ranks' extents widened). With several peers (a
+    // slab between two others), one pass over the rows lists those any peer wants (a few layers
+    // at each face), and each peer's list is cut from these candidates: the rows are passed over
+    // once, not once per peer. Then every rank's counts, extent and window in one all-gather.
+    auto list = [&](const std::vector<Extent>& wanted) {
+        int peers = 0;
+        for (const Extent& range : wanted) peers += range.empty() ? 0 : 1;
+        const std::uint32_t* candidates = nullptr;
+        std::size_t entries = n;
+        if (peers > 1 && n > 0) {
+            ranges_.copy_from_host_async(wanted);
+            exec.for_each(n, kernels::FlagInAnyRange{positions, axis, ranges_.data(), ranks, flags_.data()},
+                          "dist.halo_candidates");
+            entries = list_rows(exec, n, nullptr, destination_.data(), destination_.size());
+            candidates = destination_.data();
+        }
+        const Extent read = list_for_peers(exec, positions, candidates, entries, axis, wanted);
+        mine_ = n > 0 ? read : Extent::identity();
+        send_rows_ = 0;
+        for (const std::uint64_t c : send_count_) send_rows_ += c;
+        std::vector<std::uint64_t> row = send_count_;
+        row.insert(row.end(), {n, detail::float_bits(mine_.lo), detail::float_bits(mine_.hi),
+                               detail::float_bits(window.lo), detail::float_bits(window.hi)});
+        all_counts_ = gather_counts(row);
+    };
+    const std::size_t row = row_length();
+    // Every rank's extent (k = 0) or window (k = 1) in the last gathered counts.
+    auto gathered = [&](std::size_t k) {
+        std::vector<Extent> all(std::size_t(ranks), Extent::identity());
+        for (int q = 0; q < ranks; ++q) {
+            const std::uint64_t* at = all_counts_.data() + std::size_t(q) * row + std::size_t(ranks) + 1 + 2 * k;
+            all[std::size_t(q)] = {detail::bits_float(at[0]), detail::bits_float(at[1])};
+        }
+        return all;
+    };
+    // After a first plan the lists are made against the last plan's extents widened by a margin
+    // more, for the peers within reach of where this rank's rows were foreseen to lie (`window`,
+    // window()), so that this rank's extent needs no all-gather of its own. Every rank then
+    // checks, for every pair of ranks, that the rows the new extents call for were within what
+    // was listed (the lists hold a few more rows, farther than the reach: no pass counts them);
+    // when not (the borders moved, a particle jumped), every rank lists again against the new
+    // extents, as on a first plan. Every rank takes the same branches (extents_ and the
+    // gathered rows are the same everywhere).
+    bool listed = false;
+    if (extents_.size() == std::size_t(ranks)) {
+        const float widened = reach * (1.0f + kSpeculativeMargin);
+        list(detail::wanted_ranges(extents_, me, window, widened));
+        const std::vector<Extent> now = gathered(0), windows = gathered(1);
+        listed = true;
+        for (int p = 0; p < ranks && listed; ++p) {
+            const auto sent = detail::wanted_ranges(extents_, p, windows[std::size_t(p)], widened);
+            const auto needed = detail::wanted_ranges(now, p, now[std::size_t(p)], reach);
+            for (int q = 0; q < ranks && listed; ++q) {
+                const Extent s = sent[std::size_t(q)], e = needed[std::size_t(q)];
+                if (!e.empty() && (s.empty() || e.lo < s.lo || e.hi > s.hi)) listed = false;
+            }
+        }
+        extents_ = now;
+        speculated_plans_ += listed ? 1 : 0;
+    } else {
+        mine_ = extent(exec, positions, n, axis);
+        extents_ = comm_.allgather(mine_);
+    }
+    if (!listed) list(detail::wanted_ranges(extents_, me, mine_, reach));
     for (int q = 0; q < ranks; ++q) {
         const auto [sent, received, owned] = totals(q);
         if (owned + received > capacity_ || sent > rows_.size())
@@ -338,17 +463,16 @@ std::size_t ParticleExchange::plan_halo(const Exec& exec, const Vec3f* positions
                        " rows (more capacity per rank: sph-step --rank-capacity)"},
                   ranks);
     }
-    const std::size_t row = std::size_t(ranks) + 1;
     receive_count_.assign(std::size_t(ranks), 0);
     ghosts_ = ghosts_from_below_ = 0;
     for (int p = 0; p < ranks; ++p) {
         receive_count_[std::size_t(p)] = all_counts_[std::size_t(p) * row + std::size_t(me)];
         ghosts_ += receive_count_[std::size_t(p)];
         if (p < me) ghosts_from_below_ += receive_count_[std::size_t(p)];
-        if (receive_count_[std::size_t(p)] == 0 || mine.empty()) continue;
+        if (receive_count_[std::size_t(p)] == 0 || mine_.empty()) continue;
         const Extent theirs = extents_[std::size_t(p)];
-        if (p < me) ghosts_below_ = std::max(ghosts_below_, std::min(theirs.hi, mine.hi + reach));
-        else ghosts_above_ = std::min(ghosts_above_, std::max(theirs.lo, mine.lo - reach));
+        if (p < me) ghosts_below_ = std::max(ghosts_below_, std::min(theirs.hi, mine_.hi + reach));
+        else ghosts_above_ = std::min(ghosts_above_, std::max(theirs.lo, mine_.lo - reach));
     }
     return ghosts_;
 }
@@ -416,7 +540,7 @@ std::vector<std::uint32_t> ParticleExchange::histogram(const Exec& exec, const V
 #define PK_DIST_PARTICLE_EXCHANGE_INSTANTIATE(Exec)                                                                   \
     template std::size_t exchange_scratch_bytes(const Exec&, std::size_t);                                           \
     template std::size_t ParticleExchange::migrate(const Exec&, FieldArrays&, const Vec3f*, std::size_t,             \
-                                                   const SlabDecomposition&, std::uint64_t);                        \
+                                                   const SlabDecomposition&, std::uint64_t, Votes*);                \
     template Extent ParticleExchange::extent(const Exec&, const Vec3f*, std::size_t, int);                           \
     template std::size_t ParticleExchange::plan_halo(const Exec&, const Vec3f*, std::size_t, int, float, Extent);    \
     template void ParticleExchange::start_halo(const Exec&, const FieldArrays&, std::uint64_t);                      \

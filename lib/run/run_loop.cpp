@@ -4,6 +4,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 
 #include "base/error.hpp"
 #include "base/log.hpp"
@@ -158,17 +159,18 @@ RunReport run_simulation(Simulation& sim, fmt::FrameWriter& writer, const RunOpt
 
     const std::int64_t fail_before = injected_failure_step(ranks.rank());
     const bool fresh_start = sim.step_count() == 0;
-    // An interrupt on any rank stops every rank after the same step.
+    // An interrupt on any rank stops every rank after the same step (voted with the step:
+    // Simulation::step_and_vote).
     int stop_signal = 0;
-    auto check_interrupt = [&] { stop_signal = ranks.allreduce<std::int32_t>(interrupt_signal(), dist::ReduceOp::max); };
+    const std::function<std::int32_t()> signal_vote = [] { return std::int32_t(interrupt_signal()); };
     try {
         if (fresh_start) write_frame();  // a fresh run records its initial state
-        check_interrupt();
+        stop_signal = ranks.allreduce<std::int32_t>(interrupt_signal(), dist::ReduceOp::max);
         while (!cadence.done(sim.step_count(), sim.time()) && stop_signal == 0) {
             if (sim.step_count() + 1 == fail_before)
                 throw DeviceError("injected failure before step " + std::to_string(fail_before) +
                                   " (PARTIKEL_TEST_FAIL_STEP)");
-            sim.step();
+            stop_signal = sim.step_and_vote(signal_vote);
             const std::int64_t step = sim.step_count();
             if (cadence.frame_due(step, sim.time())) {
                 progress.set_note(output.backlogged() ? "waiting for the frame writer" : "");
@@ -178,7 +180,6 @@ RunReport run_simulation(Simulation& sim, fmt::FrameWriter& writer, const RunOpt
                 if (diag.enabled()) diag.write(step, values);
             }
             progress.update(cadence.progress(step, sim.time()));
-            check_interrupt();
         }
         // The last state, for restarts (also after an interrupt).
         if (output.last_step() != sim.step_count()) write_frame();

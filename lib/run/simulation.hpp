@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <span>
 #include <string>
@@ -60,6 +61,11 @@ public:
     // Advance one step. Throws NumericalError when the state becomes unusable (NaN, runaway,
     // time step below its floor), naming the particle and the quantity that failed.
     virtual void step() = 0;
+    // step(), and the ranks' agreement on whether the run stops after it: `vote` returns this
+    // rank's (a signal number, 0 for none) when asked; every rank returns the largest vote of
+    // any rank. The default steps, then all-reduces the vote; a model may carry the vote in a
+    // collective its step takes anyway (SphSimulation: the Δt all-reduce).
+    virtual std::int32_t step_and_vote(const std::function<std::int32_t()>& vote);
     virtual std::int64_t step_count() const = 0;
     virtual double time() const = 0;     // model time unit
     virtual double last_dt() const = 0;  // model time unit; 0 before the first step

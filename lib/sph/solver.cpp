@@ -243,6 +243,22 @@ void Solver::step() {
     if (state_->options.profile) state_->backend.synchronize();
 }
 
+std::int32_t Solver::step(const std::function<std::int32_t()>& vote) {
+    if (!state_->distributed()) {
+        step();
+        return vote();
+    }
+    state_->stop_vote = &vote;
+    try {
+        step();
+    } catch (...) {
+        state_->stop_vote = nullptr;
+        throw;
+    }
+    state_->stop_vote = nullptr;
+    return state_->agreed_stop;
+}
+
 std::int64_t Solver::step_count() const { return state_->step; }
 double Solver::time() const { return state_->time; }
 double Solver::last_dt() const { return state_->dt; }

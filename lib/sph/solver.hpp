@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -142,6 +143,9 @@ public:
     // naming the first particle and quantity that failed; the solver's state is then unusable
     // (the run loop keeps the frames written before).
     void step();
+    // step(), and the ranks' largest `vote` (run::Simulation::step_and_vote): several ranks ask
+    // for it at the step's Δt all-reduce, which carries it; one rank after the step.
+    std::int32_t step(const std::function<std::int32_t()>& vote);
 
     std::int64_t step_count() const;
     double time() const;       // s

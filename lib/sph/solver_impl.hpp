@@ -11,9 +11,11 @@
 #include <cstdio>
 #include <limits>
 #include <numbers>
+#include <optional>
 #include <span>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "base/error.hpp"
@@ -270,15 +272,17 @@ template <class Exec> void pack_neighbor_records(const Exec& exec, SolverState& 
 // Several ranks: the halo after a reorder that moved positions. Each rank lists its rows within
 // the reach of another rank's extent, the records travel, and the ghosts from lower and from
 // higher ranks each get a grid of their own (the owned grid's cells, windowed to where that
-// side's ghosts lie) and its cell order.
-template <class Exec> void build_halo(const Exec& exec, SolverState& s, dist::Extent extent) {
+// side's ghosts lie) and its cell order. `window`: where the owned grid's window foresaw the
+// rows (ParticleExchange::window).
+template <class Exec> void build_halo(const Exec& exec, SolverState& s, dist::Extent window) {
     RankState& r = s.ranks;
     const int axis = r.slabs.axis;
     {
         auto scope = s.profile.phase("halo");
-        r.ghosts = r.exchange->plan_halo(exec, s.f<Vec3f>(field::position), s.n, axis, r.reach, extent);
+        r.ghosts = r.exchange->plan_halo(exec, s.f<Vec3f>(field::position), s.n, axis, r.reach, window);
         r.exchange->exchange_halo(exec, s.fields, kRecordFields);
     }
+    const dist::Extent extent = r.exchange->mine();
     auto scope = s.profile.phase("ghost grids");
     r.ghosts_from_below = r.exchange->ghosts_from_below();
     if (r.ghosts > 0)
@@ -307,15 +311,6 @@ template <class Exec> void build_halo(const Exec& exec, SolverState& s, dist::Ex
     const float margin = 1.05f * r.reach;
     r.ghosts_below = r.exchange->ghosts_below() + margin;
     r.ghosts_above = r.exchange->ghosts_above() - margin;
-}
-
-// Several ranks: rows past a border go to their slab's rank (every field that persists).
-template <class Exec> void migrate(const Exec& exec, SolverState& s) {
-    auto scope = s.profile.phase("migrate");
-    s.n = s.ranks.exchange->migrate(exec, s.fields, s.f<Vec3f>(field::position), s.n, s.ranks.slabs,
-                                    s.fields.fields_with(kFieldGather));
-    s.records_current = false;
-    s.lists_valid = false;
 }
 
 // The compute time of the neighbour passes since the last call, when every pass has finished
@@ -543,11 +538,22 @@ template <class Exec> void accumulate_wall_impulse(const Exec& exec, SolverState
 // dt = cfl * min over particles of min(dt_cv, dt_f), reduced on the device.
 template <class Exec> double reduce_dt(const Exec& exec, SolverState& s) {
     auto scope = s.profile.phase("dt reduce");
-    if (s.params.dt_fixed_s > 0.0f) return s.params.dt_fixed_s;
+    // Several ranks: the run loop's stop vote (Solver::step) rides along, its largest as the
+    // least of the negated votes.
+    const double stop_vote = s.stop_vote ? -double((*s.stop_vote)()) : 0.0;
+    if (s.params.dt_fixed_s > 0.0f) {
+        if (s.distributed()) s.agreed_stop = -std::int32_t(s.ranks.communicator.allreduce(stop_vote, dist::ReduceOp::min));
+        return s.params.dt_fixed_s;
+    }
     exec.transform_reduce(s.workspace, s.n, LoadAs<float, float>{s.f<float>(field::dt_limit)}, MinOp{},
                           std::numeric_limits<float>::infinity(), s.reduced_dt.data());
     double limit = exec.read_value(s.reduced_dt.data());
-    if (s.distributed()) limit = s.ranks.communicator.allreduce(limit, dist::ReduceOp::min);
+    if (s.distributed()) {
+        double votes[2] = {limit, stop_vote};
+        s.ranks.communicator.allreduce(std::span<double>(votes), dist::ReduceOp::min);
+        limit = votes[0];
+        s.agreed_stop = -std::int32_t(votes[1]);
+    }
     const double dt = std::min({double(s.params.cfl) * limit, double(s.params.dt_max_s), viscous_dt_limit(s.params)});
     if (!(dt >= s.params.dt_min_s)) {
         const std::string what = "time step " + format_g(dt) + " s fell below its floor " +
@@ -609,40 +615,79 @@ inline std::string describe_failure(const SolverState& s) {
     return "a particle's state became unusable";
 }
 
-// After a step: stop on NaN or runaway (naming the particle), remove fluid particles that left
-// the domain or the density limits.
-template <class Exec> void check_and_remove(const Exec& exec, SolverState& s) {
-    auto scope = s.profile.phase("check");
-    const auto status = particle_status(s);
-    exec.transform_reduce(s.workspace, s.n, status, SumOp{}, std::uint64_t{0}, s.reduced_status.data());
-    const std::uint64_t flags = exec.read_value(s.reduced_status.data());
-    // [stopping, leaving] here, then of every rank.
-    std::uint64_t counts[2] = {flags >> 32, flags & 0xffffffffu};
-    std::uint64_t total[2] = {counts[0], counts[1]};
-    if (s.distributed()) s.ranks.communicator.allreduce(std::span<std::uint64_t>(total), dist::ReduceOp::sum);
-    if (total[0] > 0) {
+// The status of every rank after a step: `mine` this rank's, `total` every rank's sums. Throws
+// when a particle stops the run (on every rank alike), else counts the removed particles.
+inline void settle_status(SolverState& s, const SolverState::StatusVote& mine, const SolverState::StatusVote& total) {
+    if (total.stopping > 0) {
         auto what = [&](const std::string& first) {
-            return std::to_string(total[0]) + " particle(s) with a non-finite state or a runaway speed at step " +
-                   std::to_string(s.step + 1) + " (t = " + format_g(s.time + s.dt) + " s), first " + first +
+            return std::to_string(total.stopping) + " particle(s) with a non-finite state or a runaway speed at step " +
+                   std::to_string(mine.step) + " (t = " + format_g(mine.time) + " s), first " + first +
                    "; lower the time step (--cfl) or check the scene";
         };
         if (!s.distributed()) throw NumericalError(what(describe_failure(s)));
         // The lowest rank with such a particle describes it; every rank throws that.
-        const std::string mine = counts[0] > 0 ? describe_failure(s) : std::string();
-        const auto all = s.ranks.communicator.allgatherv(std::as_bytes(std::span<const char>(mine.data(), mine.size())));
+        const std::string text = mine.stopping > 0 ? describe_failure(s) : std::string();
+        const auto all = s.ranks.communicator.allgatherv(std::as_bytes(std::span<const char>(text.data(), text.size())));
         for (std::size_t r = 0; r < all.size(); ++r)
             if (!all[r].empty())
                 dist::raise({int(r), dist::FailureKind::numerical,
                              what(std::string(reinterpret_cast<const char*>(all[r].data()), all[r].size()))},
                             int(all.size()));
     }
-    if (total[1] == 0) return;
-    if (counts[1] > 0) s.n = s.fields.compact(exec, s.workspace, s.n, kern::Remains{status});
-    s.removed += total[1];
-    s.ranks.global_n -= total[1];
+    s.removed += total.removed;
+    s.ranks.global_n -= total.removed;
+}
+
+// After a step: stop on NaN or runaway (naming the particle), remove fluid particles that left
+// the domain or the density limits. Several ranks: every rank's status is summed by an
+// all-reduce, or with `vote_at_migration` by the migration that follows (pending_status; a
+// rank removes its particles before it knows the others' status: when some rank stops the run,
+// no state after this step is kept).
+template <class Exec> void check_and_remove(const Exec& exec, SolverState& s, bool vote_at_migration = false) {
+    auto scope = s.profile.phase("check");
+    const auto status = particle_status(s);
+    exec.transform_reduce(s.workspace, s.n, status, SumOp{}, std::uint64_t{0}, s.reduced_status.data());
+    const std::uint64_t flags = exec.read_value(s.reduced_status.data());
+    const SolverState::StatusVote mine{flags >> 32, flags & 0xffffffffu, s.step + 1, s.time + s.dt};
+    SolverState::StatusVote total = mine;
+    if (s.distributed() && !vote_at_migration) {
+        std::uint64_t sums[2] = {mine.stopping, mine.removed};
+        s.ranks.communicator.allreduce(std::span<std::uint64_t>(sums), dist::ReduceOp::sum);
+        total.stopping = sums[0];
+        total.removed = sums[1];
+    }
+    const bool voted = !s.distributed() || !vote_at_migration;
+    if (voted && total.stopping > 0) settle_status(s, mine, total);
+    if (mine.stopping == 0 && mine.removed > 0) {
+        s.n = s.fields.compact(exec, s.workspace, s.n, kern::Remains{status});
+        s.records_current = false;
+        s.lists_valid = false;
+    }
+    if (voted) {
+        // Every rank alike: a repack refreshes the ghosts, and the snow models search again.
+        if (total.removed > 0) {
+            s.records_current = false;
+            s.lists_valid = false;
+        }
+        settle_status(s, mine, total);
+    } else {
+        s.pending_status = mine;
+    }
+}
+
+// Several ranks: rows past a border go to their slab's rank (every field that persists).
+// The status of the step before (check_and_remove's pending_status) travels with the counts.
+template <class Exec> void migrate(const Exec& exec, SolverState& s) {
+    auto scope = s.profile.phase("migrate");
+    const std::optional<SolverState::StatusVote> status = std::exchange(s.pending_status, std::nullopt);
+    dist::Votes votes{status ? status->stopping : 0, status ? status->removed : 0};
+    s.n = s.ranks.exchange->migrate(exec, s.fields, s.f<Vec3f>(field::position), s.n, s.ranks.slabs,
+                                    s.fields.fields_with(kFieldGather), &votes);
+    if (status) settle_status(s, *status, {votes.stop, votes.count, status->step, status->time});
     s.records_current = false;
     s.lists_valid = false;
 }
+
 
 // The snow models' passes at the state of the step's start (docs/SNOW.md): density by
 // summation, the records with the linear pressure, [the stress tensor], the accelerations.
@@ -795,7 +840,10 @@ template <class Exec> void balance(const Exec& exec, SolverState& s) {
         const int axis = r.slabs.axis;
         const double lo = s.grid.spec().domain_min[axis], hi = s.grid.spec().domain_max[axis];
         constexpr std::size_t kBins = 4096;
-        const auto counts = r.exchange->histogram(exec, s.f<Vec3f>(field::position), s.n, axis, lo, hi, kBins);
+        // A rank whose particles stop the run (voted at the migration that follows) counts none:
+        // its positions may not be finite.
+        const std::size_t rows = s.pending_status && s.pending_status->stopping > 0 ? 0 : s.n;
+        const auto counts = r.exchange->histogram(exec, s.f<Vec3f>(field::position), rows, axis, lo, hi, kBins);
         const double per_particle = s.n > 0 ? r.compute_s / double(s.n) : 0.0;
         std::vector<double> profile(2 * kBins);
         for (std::size_t b = 0; b < kBins; ++b) {
@@ -820,15 +868,17 @@ template <class Exec> void balance(const Exec& exec, SolverState& s) {
 // also moves the state at the start of the step (kFieldGatherInStep).
 //
 // Several ranks: a reorder between steps first migrates the rows past a border (and moves the
-// borders every RankOptions::balance_every steps); the grid covers this rank's extent widened by
-// the halo reach; the halo is built on the new order.
+// borders every RankOptions::balance_every steps); the grid covers where the last halo plan
+// foresaw this rank's rows (its extent, read back only before the first plan), widened by the
+// halo reach; the halo is built on the new order.
 template <class Exec> void sort_by_cell(const Exec& exec, SolverState& s, bool in_step) {
-    dist::Extent extent{};
+    dist::Extent window{};
     if (s.distributed()) {
         if (!in_step) detail::migrate(exec, s);
         RankState& r = s.ranks;
-        extent = r.exchange->extent(exec, s.f<Vec3f>(field::position), s.n, r.slabs.axis);
-        s.grid.set_window(r.slabs.axis, extent.lo - r.reach, extent.hi + r.reach);
+        window = r.exchange->window(r.slabs, r.reach);
+        if (window.empty()) window = r.exchange->extent(exec, s.f<Vec3f>(field::position), s.n, r.slabs.axis);
+        s.grid.set_window(r.slabs.axis, window.lo - r.reach, window.hi + r.reach);
     }
     {
         auto scope = s.profile.phase("grid build");
@@ -843,7 +893,7 @@ template <class Exec> void sort_by_cell(const Exec& exec, SolverState& s, bool i
     s.cell_ordered = true;
     s.lists_valid = false;
     detail::list_boundary_rows(exec, s);
-    if (s.distributed()) detail::build_halo(exec, s, extent);
+    if (s.distributed()) detail::build_halo(exec, s, window);
 }
 
 // One time step. On entry the fields are in the cell order of a grid built on the positions
@@ -908,7 +958,8 @@ template <class Exec> void advance(const Exec& exec, SolverState& s) {
                       "sph.correct");
         s.records_current = false;
     }
-    detail::check_and_remove(exec, s);
+    // Several ranks: the migration at the reorder below votes on the status.
+    detail::check_and_remove(exec, s, true);
     s.time = t + dt;
     s.step += 1;
     s.previous_valid = true;

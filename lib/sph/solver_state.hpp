@@ -5,7 +5,9 @@
 #include <array>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "base/hd.hpp"
@@ -135,6 +137,19 @@ struct SolverState {
 
     RankState ranks;
     bool distributed() const { return ranks.communicator.size() > 1; }
+    // Several ranks: this rank's status after a step (particles that stop the run, that were
+    // removed), voted on by the migration that follows (its all-gather carries it) rather than
+    // by an all-reduce of its own; the step and time it describes, for the message.
+    struct StatusVote {
+        std::uint64_t stopping = 0, removed = 0;
+        std::int64_t step = 0;
+        double time = 0.0;
+    };
+    std::optional<StatusVote> pending_status;
+    // Several ranks: the run loop's vote to stop (Solver::step), asked for at the Δt all-reduce,
+    // and the largest of every rank's.
+    const std::function<std::int32_t()>* stop_vote = nullptr;
+    std::int32_t agreed_stop = 0;
 
     template <class T> T* f(int which) { return fields.data<T>(which); }
     template <class T> const T* f(int which) const { return fields.data<T>(which); }

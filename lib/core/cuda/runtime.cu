@@ -5,6 +5,7 @@
 #include "core/cuda/check.cuh"
 #include "core/exec.hpp"
 #include "base/error.hpp"
+#include "core/host_waits.hpp"
 
 namespace partikel::cuda_rt {
 
@@ -198,7 +199,10 @@ CudaExec::CudaExec(const Backend& backend)
     PK_CUDA_CHECK(cudaSetDevice(device_));
 }
 
-void CudaExec::synchronize() const { PK_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(stream_))); }
+void CudaExec::synchronize() const {
+    count_host_wait();
+    PK_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(stream_)));
+}
 
 void CudaExec::fill_zero(void* dst, std::size_t bytes) const {
     if (bytes) PK_CUDA_CHECK(cudaMemsetAsync(dst, 0, bytes, static_cast<cudaStream_t>(stream_)));

@@ -21,6 +21,7 @@ public:
 
     dist::Communicator communicator() const override { return solver_.communicator(); }
     void step() override { solver_.step(); }
+    std::int32_t step_and_vote(const std::function<std::int32_t()>& vote) override { return solver_.step(vote); }
     std::int64_t step_count() const override { return solver_.step_count(); }
     double time() const override { return solver_.time(); }
     double last_dt() const override { return solver_.last_dt(); }

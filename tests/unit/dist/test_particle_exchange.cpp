@@ -10,6 +10,7 @@
 #include <map>
 #include <random>
 #include <set>
+#include <utility>
 #include <vector>
 
 #include "base/error.hpp"
@@ -247,6 +248,79 @@ TEST_CASE("halo: the ghosts are exactly the other ranks' particles within reach,
     exchange.unpack_halo(rank.exec, rank.table, rank.n, reversed.data());
     const auto refreshed = rank.download<float>(value, rank.n, ghosts);
     for (std::size_t k = 0; k < ghosts; ++k) CHECK(refreshed[k] == -value_of(ghost_ids[ghosts - 1 - k]));
+}
+
+namespace {
+
+// The ghosts of a plan: every other rank's particle within `reach` of this rank's extent must be
+// among them; with `exact`, nothing else.
+void check_ghosts(Rank& rank, dist::ParticleExchange& exchange, dist::Extent mine, float reach, bool exact,
+                  float shift) {
+    const std::size_t ghosts = exchange.ghosts();
+    exchange.exchange_halo(rank.exec, rank.table, bit(id) | bit(position));
+    exchange.unpack_halo(rank.exec, rank.table, rank.n);
+    const auto ghost_ids = rank.download<std::uint64_t>(id, rank.n, ghosts);
+    const auto ghost_p = rank.download<Vec3f>(position, rank.n, ghosts);
+    std::multiset<std::uint64_t> expected, got(ghost_ids.begin(), ghost_ids.end());
+    const auto slabs = uniform_slabs(rank.comm.size());
+    for (const std::uint64_t i : rank.everyone_ids()) {
+        const float x0 = place(i).x;
+        if (slabs.rank_of(x0) == rank.comm.rank() || mine.empty()) continue;  // owned where it started
+        const float x = x0 + shift;
+        if (x >= mine.lo - reach && x <= mine.hi + reach) expected.insert(i);
+    }
+    if (exact) CHECK(got == expected);
+    else CHECK(std::includes(got.begin(), got.end(), expected.begin(), expected.end()));
+    for (std::size_t k = 0; k < ghosts; ++k) {
+        CHECK(ghost_p[k].x == place(ghost_ids[k]).x + shift);
+        // The lower ranks' ghosts within reach lie at or below ghosts_below().
+        const bool below = k < exchange.ghosts_from_below();
+        if (below && ghost_p[k].x <= mine.hi + reach) CHECK(ghost_p[k].x <= exchange.ghosts_below());
+        if (!below && ghost_p[k].x >= mine.lo - reach) CHECK(ghost_p[k].x >= exchange.ghosts_above());
+    }
+}
+
+}  // namespace
+
+TEST_CASE("halo: later plans list against the last extents widened, in one all-gather, or list again") {
+    Rank rank;
+    dist::ParticleExchange exchange(rank.comm, rank.cpu, Rank::kCapacity, 1 << 20);
+    const auto slabs = uniform_slabs(rank.comm.size());
+    rank.n = exchange.migrate(rank.exec, rank.table, rank.table.data<Vec3f>(position), rank.n, slabs,
+                              bit(position) | bit(id) | bit(value));
+    const float reach = 0.07f;
+    auto plan = [&](float shift) {
+        // Every particle moved by `shift` along x from where it started.
+        std::vector<Vec3f> p = rank.download<Vec3f>(position, 0, rank.n);
+        const auto ids = rank.download<std::uint64_t>(id, 0, rank.n);
+        for (std::size_t k = 0; k < rank.n; ++k) p[k].x = place(ids[k]).x + shift;
+        rank.table.upload(position, p.data(), rank.n);
+        const Vec3f* positions = rank.table.data<Vec3f>(position);
+        // Where the last plan foresees the rows, as a grid built before the plan would take it.
+        const dist::Extent window = exchange.window(slabs, reach);
+        const dist::Extent mine = exchange.extent(rank.exec, positions, rank.n, 0);
+        const auto calls = rank.comm.call_counts().collectives;
+        exchange.plan_halo(rank.exec, positions, rank.n, 0, reach, window.empty() ? mine : window);
+        const auto made = rank.comm.call_counts().collectives - calls;
+        // The extent came back with the counts.
+        CHECK(exchange.mine().lo == mine.lo);
+        CHECK(exchange.mine().hi == mine.hi);
+        return std::pair{mine, made};
+    };
+    const bool several = rank.comm.size() > 1;
+    auto [first, first_calls] = plan(0.0f);
+    CHECK(first_calls == (several ? 2u : 0u));  // the extents, then the counts
+    check_ghosts(rank, exchange, first, reach, true, 0.0f);
+    // A drift of a fortieth of the reach: the widened lists hold, one all-gather.
+    auto [drifted, drifted_calls] = plan(reach / 40);
+    CHECK(drifted_calls == (several ? 1u : 0u));
+    CHECK(exchange.speculated_plans() == (several ? 1u : 0u));
+    check_ghosts(rank, exchange, drifted, reach, false, reach / 40);
+    // A jump of the whole reach: every rank lists again against the new extents.
+    auto [jumped, jumped_calls] = plan(reach / 40 + reach);
+    CHECK(jumped_calls == (several ? 2u : 0u));
+    CHECK(exchange.speculated_plans() == (several ? 1u : 0u));
+    check_ghosts(rank, exchange, jumped, reach, true, reach / 40 + reach);
 }
 
 TEST_CASE("capacity: a migration that would overflow a rank is an error on every rank") {
