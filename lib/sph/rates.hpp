@@ -154,7 +154,8 @@ template <class Kernel, class Diffusion, class Extras, class Walls> struct Rates
 
     PK_DEVICE_INLINE void pair(const Particle& a, std::uint32_t b, Vec3f r_ab, float r2, const Vec4f& record_b,
                                Sums& s) const {
-        if (!pairs(a, b, record_b.w)) return;
+        if (b == a.index) return;
+        if (max_of(a.w, record_b.w) < 0.0f) return;  // boundary-boundary pairs (both masses negative) do nothing
         const float m_b = fabsf(record_b.w);
         const Vec4f vr_b = velocity_density[b];
         const float pressure_term_b = load_now(pressure_term + b);  // used last; its latency hides below
@@ -168,7 +169,7 @@ template <class Kernel, class Diffusion, class Extras, class Walls> struct Rates
     }
 
     // pair() in the halves the CPU's batches run (neighbor_pass.hpp, BatchedPairs): whether the
-    // pair does anything (boundary-boundary pairs, both masses negative, do not), and the terms,
+    // pair does anything (pair()'s two returns, which the GPU keeps as they are), and the terms,
     // branch-free. Not with virtual layers, whose wall pairs loop over a varying number of points.
     PK_DEVICE_INLINE bool pairs(const Particle& a, std::uint32_t b, float w_b) const {
         return b != a.index && !(max_of(a.w, w_b) < 0.0f);
