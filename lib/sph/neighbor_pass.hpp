@@ -94,8 +94,8 @@ concept BatchedPairs = requires(const I& i, const typename I::Particle& a, std::
 
 // The CPU's pair bodies over kLanes neighbours at once: the pairs of one particle are collected
 // in their visiting order, and the terms of a full batch run as one loop over the lanes that the
-// compiler turns into SIMD code (the neighbours' loads as gathers, the kernel's branches as
-// selects). Lane l sums the pairs l, l + kLanes, l + 2 kLanes, ... of the particle, and the lanes
+// compiler turns into SIMD code (the neighbours' loads lane by lane, the terms' branches as
+// selects: -fno-trapping-math, lib/sph/CMakeLists.txt). Lane l sums the pairs l, l + kLanes, l + 2 kLanes, ... of the particle, and the lanes
 // are added in lane order at the end: a fixed order of the sums in the source, so the results
 // do not depend on the thread count, the vector width of the clone the CPU runs
 // (PK_CPU_SIMD_CLONES) or on whether the neighbours came from a search or a list.
