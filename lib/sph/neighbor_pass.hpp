@@ -14,9 +14,18 @@
 //
 // so that the density filter, the WCSPH rates and the snow model's passes share this loop. The
 // snow passes share one search through NeighborLists.
+// On the CPU an interaction may also give its pair body in two halves (BatchedPairs below):
+//
+//   bool pairs(const Particle& a, std::uint32_t b, float w_b) const;  // pair() does something
+//   void pair_terms(const Particle& a, std::uint32_t b, Vec3f r_ab, float r2, float w_b, Sums&) const;
+//   void Sums::add(const Sums&);                                       // combine two partial sums
+//
+// and the pass then collects the neighbours that pair into batches and runs the terms over a
+// batch in SIMD lanes (NeighborBatch).
 // Indices a, b are positions in the cell-ordered arrays.
 #pragma once
 
+#include <concepts>
 #include <cstdint>
 #include <type_traits>
 
@@ -74,6 +83,72 @@ struct GhostCells {
 
 struct NoGhosts {};
 
+#if !defined(__CUDACC__)
+template <class I>
+concept BatchedPairs = requires(const I& i, const typename I::Particle& a, std::uint32_t b, Vec3f r_ab, float r2,
+                                float w_b, typename I::Sums& s) {
+    { i.pairs(a, b, w_b) } -> std::convertible_to<bool>;
+    i.pair_terms(a, b, r_ab, r2, w_b, s);
+    s.add(s);
+};
+
+// The CPU's pair bodies over kLanes neighbours at once: the pairs of one particle are collected
+// in their visiting order, and the terms of a full batch run as one loop over the lanes that the
+// compiler turns into SIMD code (the neighbours' loads lane by lane, the terms' branches as
+// selects: -fno-trapping-math, lib/sph/CMakeLists.txt). Lane l sums the pairs l, l + kLanes, l + 2 kLanes, ... of the particle, and the lanes
+// are added in lane order at the end: a fixed order of the sums in the source, so the results
+// do not depend on the thread count, the vector width of the clone the CPU runs
+// (PK_CPU_SIMD_CLONES) or on whether the neighbours came from a search or a list.
+template <class Interaction> struct NeighborBatch {
+    static constexpr int kLanes = 8;
+    using Particle = typename Interaction::Particle;
+    using Sums = typename Interaction::Sums;
+    std::uint32_t b[kLanes];
+    float x[kLanes], y[kLanes], z[kLanes], r2[kLanes], w[kLanes];
+    Sums lanes[kLanes]{};
+    int count = 0;
+
+    // The terms of the batch's pairs, lane l into into[l].
+    void run(const Interaction& interaction, const Particle& a, Sums* into) const {
+#pragma omp simd
+        for (int l = 0; l < kLanes; ++l)
+            interaction.pair_terms(a, b[l], Vec3f{x[l], y[l], z[l]}, r2[l], w[l], into[l]);
+    }
+    void push(const Interaction& interaction, const Particle& a, std::uint32_t b_, Vec3f r_ab, float r2_, float w_b) {
+        b[count] = b_;
+        x[count] = r_ab.x;
+        y[count] = r_ab.y;
+        z[count] = r_ab.z;
+        r2[count] = r2_;
+        w[count] = w_b;
+        if (++count == kLanes) {
+            run(interaction, a, lanes);
+            count = 0;
+        }
+    }
+    // The last batch's lanes past `count` repeat its first pair, into sums of their own that
+    // are dropped: the SIMD code runs, not a scalar loop over the few pairs left.
+    Sums sums(const Interaction& interaction, const Particle& a) {
+        if (count > 0) {
+            for (int l = count; l < kLanes; ++l) {
+                b[l] = b[0];
+                x[l] = x[0];
+                y[l] = y[0];
+                z[l] = z[0];
+                r2[l] = r2[0];
+                w[l] = w[0];
+            }
+            Sums last[kLanes]{};
+            run(interaction, a, last);
+            for (int l = 0; l < count; ++l) lanes[l].add(last[l]);
+        }
+        Sums s = lanes[0];
+        for (int l = 1; l < kLanes; ++l) s.add(lanes[l]);
+        return s;
+    }
+};
+#endif
+
 // `Ghosts`: the pass also walks GhostCells (an instantiation of its own, so that one rank runs
 // the loop it always ran, with the same arguments).
 template <class Interaction, bool Ghosts = false> struct NeighborPass {
@@ -92,6 +167,39 @@ template <class Interaction, bool Ghosts = false> struct NeighborPass {
             interaction.finish(a, self, sums);
             return;
         }
+#if !defined(__CUDACC__)
+        if constexpr (BatchedPairs<Interaction>) {
+            sums = batched_sums(a, self);
+        } else
+#endif
+        {
+            for_each_pair(a, self, [&](std::uint32_t b, Vec3f r_ab, float r2, const Vec4f& record_b) {
+                interaction.pair(self, b, r_ab, r2, record_b, sums);
+            });
+        }
+        interaction.finish(a, self, sums);
+    }
+
+#if !defined(__CUDACC__)
+    // A function of its own, compiled for baseline x86-64 and for AVX2 (the batch's lanes).
+    PK_CPU_SIMD_CLONES PK_NEIGHBOR_PASS typename Interaction::Sums batched_sums(std::size_t a,
+                                                                                const typename Interaction::Particle& self) const {
+        // A copy on the stack, whose parameters the compiler may read in every lane (a read
+        // through `this` in a branch of the terms might fault for all it knows, and stops the
+        // branch's conversion into selects).
+        const Interaction local = interaction;
+        NeighborBatch<Interaction> batch;
+        for_each_pair(a, self, [&](std::uint32_t b, Vec3f r_ab, float r2, const Vec4f& record_b) {
+            if (local.pairs(self, b, record_b.w)) batch.push(local, self, b, r_ab, r2, record_b.w);
+        });
+        return batch.sums(local, self);
+    }
+#endif
+
+    // pair(b, r_ab, r2, record_b) for every neighbour of a within the pair radius: from a's list,
+    // or from a search of the cells (writing the list).
+    template <class Pair>
+    PK_DEVICE_INLINE void for_each_pair(std::size_t a, const typename Interaction::Particle& self, Pair&& pair) const {
         const std::uint32_t listed = use == ListUse::read ? lists.count[a] : NeighborLists::kUnlisted;
         if (listed <= lists.capacity) {
             for (std::uint32_t k = 0; k < listed; ++k) {
@@ -99,14 +207,14 @@ template <class Interaction, bool Ghosts = false> struct NeighborPass {
                 const Vec4f record_b = records[b];
                 const Vec3f r_ab = grid.box.displacement(self.r, record_b.xyz());
                 const float r2 = frnn::distance2(r_ab);
-                if (r2 <= lists.pair_radius2) interaction.pair(self, b, r_ab, r2, record_b, sums);
+                if (r2 <= lists.pair_radius2) pair(b, r_ab, r2, record_b);
             }
         } else {
             std::uint32_t found = 0;
             auto visit = [&](std::uint32_t b, Vec3f r_ab, float r2, const Vec4f& record_b) {
                 if (use == ListUse::write && found < lists.capacity) lists.index[found * lists.stride + a] = b;
                 ++found;
-                if (r2 <= lists.pair_radius2) interaction.pair(self, b, r_ab, r2, record_b, sums);
+                if (r2 <= lists.pair_radius2) pair(b, r_ab, r2, record_b);
             };
             frnn::for_each_neighbor_record(grid, records, self.r, visit);
             if constexpr (Ghosts) {
@@ -122,7 +230,6 @@ template <class Interaction, bool Ghosts = false> struct NeighborPass {
             }
             if (use == ListUse::write) lists.count[a] = found;
         }
-        interaction.finish(a, self, sums);
     }
 };
 

@@ -134,6 +134,12 @@ template <class Kernel, class Diffusion, class Extras, class Walls> struct Rates
         Vec3f xsph;
         float drho;
         float max_mu;
+        PK_DEVICE_INLINE void add(const Sums& o) {  // the CPU's lanes (neighbor_pass.hpp)
+            acc += o.acc;
+            xsph += o.xsph;
+            drho += o.drho;
+            max_mu = max_of(max_mu, o.max_mu);
+        }
     };
 
     PK_DEVICE_INLINE Particle load(std::size_t a) const {
@@ -160,6 +166,18 @@ template <class Kernel, class Diffusion, class Extras, class Walls> struct Rates
             }
         }
         terms(a, b, m_b, vr_b, pressure_term_b, record_b.w, r_ab, r2, s);
+    }
+
+    // pair() in the halves the CPU's batches run (neighbor_pass.hpp, BatchedPairs): whether the
+    // pair does anything (pair()'s two returns, which the GPU keeps as they are), and the terms,
+    // branch-free. Not with virtual layers, whose wall pairs loop over a varying number of points.
+    PK_DEVICE_INLINE bool pairs(const Particle& a, std::uint32_t b, float w_b) const {
+        return b != a.index && !(max_of(a.w, w_b) < 0.0f);
+    }
+    PK_DEVICE_INLINE void pair_terms(const Particle& a, std::uint32_t b, Vec3f r_ab, float r2, float w_b, Sums& s) const
+        requires(!Walls::enabled)
+    {
+        terms(a, b, fabsf(w_b), velocity_density[b], pressure_term[b], w_b, r_ab, r2, s);
     }
 
     // A fluid-boundary pair with virtual layers: the pair itself (o = 0) and then the boundary

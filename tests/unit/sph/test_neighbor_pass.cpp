@@ -5,8 +5,10 @@
 // search, is searched again. Random particles in a box periodic on two axes (minimum images).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
+#include <type_traits>
 #include <vector>
 
 #include "core/buffer.hpp"
@@ -134,4 +136,150 @@ TEST_CASE("neighbour lists: reading passes give the searching pass's bits, a ski
     run(lists, ListUse::write, 5);
     for (std::size_t a = 0; a < n; a += 5) CHECK(count[a] == NeighborLists::kUnlisted);
     CHECK(run(lists, ListUse::read, 0) == searched);
+}
+
+namespace {
+
+// A pair body in the halves of BatchedPairs (the pairs with an even b only), whose sums record
+// the order they were added in; Scalar hides the halves, so that the pass runs pair() instead.
+struct LaneProbe {
+    static constexpr int kMinBlocksPerSM = 1;
+    const Vec4f* position_mass;
+    float* sum;
+    float* largest;
+    std::uint32_t* found;
+    struct Particle {
+        Vec3f r;
+        std::uint32_t index;
+    };
+    struct Sums {
+        float sum;
+        float largest;
+        std::uint32_t count;
+        void add(const Sums& o) {
+            sum = sum * 1.001f + o.sum;  // order-dependent
+            largest = std::max(largest, o.largest);
+            count += o.count;
+        }
+    };
+    Particle load(std::size_t a) const { return {position_mass[a].xyz(), static_cast<std::uint32_t>(a)}; }
+    bool interacts(const Particle&) const { return true; }
+    bool pairs(const Particle& a, std::uint32_t b, float) const { return b % 2 == 0 && b != a.index; }
+    void pair_terms(const Particle&, std::uint32_t b, Vec3f r_ab, float r2, float w_b, Sums& s) const {
+        s.sum = s.sum * 1.001f + r2 + 1e-3f * float(b) + r_ab.x * w_b;
+        s.largest = r2 > s.largest ? r2 : s.largest;
+        s.count += 1;
+    }
+    void pair(const Particle& a, std::uint32_t b, Vec3f r_ab, float r2, const Vec4f& record_b, Sums& s) const {
+        if (pairs(a, b, record_b.w)) pair_terms(a, b, r_ab, r2, record_b.w, s);
+    }
+    void finish(std::size_t a, const Particle&, const Sums& s) const {
+        sum[a] = s.sum;
+        largest[a] = s.largest;
+        found[a] = s.count;
+    }
+};
+
+struct ScalarLaneProbe {
+    static constexpr int kMinBlocksPerSM = 1;
+    LaneProbe probe;
+    using Particle = LaneProbe::Particle;
+    using Sums = LaneProbe::Sums;
+    Particle load(std::size_t a) const { return probe.load(a); }
+    bool interacts(const Particle& a) const { return probe.interacts(a); }
+    void pair(const Particle& a, std::uint32_t b, Vec3f r_ab, float r2, const Vec4f& record_b, Sums& s) const {
+        probe.pair(a, b, r_ab, r2, record_b, s);
+    }
+    void finish(std::size_t a, const Particle& self, const Sums& s) const { probe.finish(a, self, s); }
+};
+
+}  // namespace
+
+TEST_CASE("batched pairs on the CPU: the pairs that pass, lane l summing pairs l, l + 8, ..., the lanes in order") {
+    static_assert(BatchedPairs<LaneProbe> && !BatchedPairs<ScalarLaneProbe>);
+    constexpr int kLanes = NeighborBatch<LaneProbe>::kLanes;
+    const Backend cpu = Backend::cpu(1);
+    const std::size_t n = 4000;
+    frnn::GridSpec spec;
+    spec.domain_min = {0.0f, 0.0f, 0.0f};
+    spec.domain_max = {1.0f, 1.0f, 1.0f};
+    spec.radius = 0.12f;
+    spec.boundary = {frnn::Boundary::periodic, frnn::Boundary::open, frnn::Boundary::open};
+    std::mt19937 rng(11);
+    std::uniform_real_distribution<float> u(0.0f, 1.0f);
+    std::vector<Vec3f> positions(n);
+    for (auto& p : positions) p = {u(rng), u(rng), u(rng)};
+    frnn::CellGrid grid(cpu, spec, n);
+    grid.build(positions.data(), n);
+    const frnn::CellGridView view = grid.view();
+    std::vector<Vec4f> records(n);
+    for (std::size_t a = 0; a < n; ++a)
+        records[a] = {view.positions[a].x, view.positions[a].y, view.positions[a].z, a % 3 == 0 ? -2.0f : 0.5f};
+
+    struct Result {
+        std::vector<float> sum, largest;
+        std::vector<std::uint32_t> found;
+        bool operator==(const Result&) const = default;
+    };
+    auto run = [&](auto tag, NeighborLists lists, ListUse use) {
+        Result r{std::vector<float>(n), std::vector<float>(n), std::vector<std::uint32_t>(n)};
+        const LaneProbe probe{records.data(), r.sum.data(), r.largest.data(), r.found.data()};
+        using Interaction = typename decltype(tag)::type;
+        Interaction interaction;
+        if constexpr (std::is_same_v<Interaction, LaneProbe>)
+            interaction = probe;
+        else
+            interaction = Interaction{probe};
+        const NeighborPass<Interaction> pass{view, records.data(), interaction, lists, use};
+        for (std::size_t a = 0; a < n; ++a) pass(a);
+        return r;
+    };
+    // Every neighbour in the search's order, from a scalar pass's lists.
+    std::uint32_t capacity = 0;
+    {
+        std::vector<std::uint32_t> count(n);
+        for (std::size_t a = 0; a < n; ++a)
+            frnn::for_each_neighbor_record(view, records.data(), view.positions[a],
+                                           [&](std::uint32_t, Vec3f, float, const Vec4f&) { ++count[a]; });
+        for (auto c : count) capacity = std::max(capacity, c);
+    }
+    std::vector<std::uint32_t> count(n), index(std::size_t{capacity} * n);
+    const NeighborLists lists{count.data(), index.data(), capacity, n};
+    const Result scalar = run(std::type_identity<ScalarLaneProbe>{}, lists, ListUse::write);
+    const Result batched = run(std::type_identity<LaneProbe>{}, {}, ListUse::none);
+
+    std::size_t full_batches = 0;
+    for (std::size_t a = 0; a < n; ++a) {
+        // The lanes written out: pair k of those that pass goes to lane k % 8; a last partial
+        // batch into sums of its own, added to its lanes.
+        const Vec3f p = view.positions[a];
+        LaneProbe probe{records.data(), nullptr, nullptr, nullptr};
+        const LaneProbe::Particle self = probe.load(a);
+        LaneProbe::Sums lanes[kLanes]{}, last[kLanes]{};
+        std::uint32_t k = 0;
+        std::vector<std::uint32_t> passing;
+        for (std::uint32_t i = 0; i < count[a]; ++i) {
+            const std::uint32_t b = index[std::size_t{i} * n + a];
+            if (probe.pairs(self, b, records[b].w)) passing.push_back(b);
+        }
+        const std::uint32_t in_full = std::uint32_t(passing.size()) / kLanes * kLanes;
+        full_batches += in_full / kLanes;
+        for (std::uint32_t b : passing) {
+            const Vec3f r_ab = view.box.displacement(p, records[b].xyz());
+            LaneProbe::Sums& s = k < in_full ? lanes[k % kLanes] : last[k % kLanes];
+            probe.pair_terms(self, b, r_ab, frnn::distance2(r_ab), records[b].w, s);
+            ++k;
+        }
+        for (std::uint32_t l = 0; l < k - in_full; ++l) lanes[l].add(last[l]);
+        LaneProbe::Sums expected = lanes[0];
+        for (int l = 1; l < kLanes; ++l) expected.add(lanes[l]);
+        CAPTURE(a);
+        CHECK(batched.found[a] == scalar.found[a]);
+        CHECK(batched.found[a] == passing.size());
+        CHECK(batched.largest[a] == scalar.largest[a]);
+        CHECK(batched.sum[a] == expected.sum);  // bit for bit
+    }
+    CHECK(full_batches > n);  // most particles fill several batches
+    // The batched pass reading the lists gives the bits of its search.
+    CHECK(run(std::type_identity<LaneProbe>{}, lists, ListUse::read) == batched);
 }
