@@ -263,12 +263,21 @@ PK_DEVICE_INLINE GhostNodeValue solve_ghost_node(const GhostNodeSums& s, float h
     return out;
 }
 
+// A boundary particle's wall normal d n is set: mDBC gives its density (dynamic boundary
+// conditions where not).
+PK_DEVICE_INLINE bool has_wall_normal(Vec3f normal) { return normal.x != 0.0f || normal.y != 0.0f || normal.z != 0.0f; }
+
 // The mDBC pass (sph/neighbor_pass.hpp interaction): each boundary particle with a normal searches
 // the fluid around its ghost node and writes its density (state and neighbour records), P/rho^2
 // and the velocity the pair terms see (records only: the state keeps the wall's velocity, which
 // the integrators prescribe). Fluid particles and boundary particles without a normal (dynamic
 // boundary conditions for them) are left alone. Reads the fluid's records and writes boundary
 // particles' only, so the pass has no race.
+// The rates pass skips these particles unless the wall impulse is tracked (solver_impl.hpp,
+// rates_row_subset), so the pass also writes what is read of their rates: no density rate (the
+// next mDBC pass sets their density again before any pair reads it; continuity would only move
+// what frames show between two passes) and the time-step limit of a particle without pairs, h/c0,
+// which never is the smallest: a fluid neighbour sums each pair's |mu| too.
 template <class Kernel> struct ModifiedDynamicBoundary {
     static constexpr int kMinBlocksPerSM = 1;
     static constexpr bool kOneRank = true;  // mdbc
@@ -276,6 +285,8 @@ template <class Kernel> struct ModifiedDynamicBoundary {
     Vec4f* velocity_density;     // records
     float* pressure_term;        // records: P / rho^2
     float* density;              // state
+    float* density_rate;         // the rates pass's output, for these particles (see above)
+    float* dt_limit;             // s, the same
     const Vec3f* wall_velocity;  // state velocity of boundary particles (prescribed motion)
     const Vec3f* boundary_normal;
     Vec3f* density_gradient;  // out: grad rho_g for the virtual layers (0 unless first order)
@@ -283,6 +294,7 @@ template <class Kernel> struct ModifiedDynamicBoundary {
     Kernel kernel;
     TaitEos eos;
     float h;
+    float dt_limit_without_pairs;  // s, h / c0
     BoundaryVelocity mode;
     frnn::PeriodicWrap wrap;
     struct Particle {
@@ -295,7 +307,7 @@ template <class Kernel> struct ModifiedDynamicBoundary {
         const Vec4f self = position_mass[a];
         if (!sign_bit(self.w)) return {self.xyz(), {0, 0, 0}, false};
         const Vec3f n = boundary_normal[a];
-        return {wrap(self.xyz() + 2.0f * n), n, n.x != 0.0f || n.y != 0.0f || n.z != 0.0f};
+        return {wrap(self.xyz() + 2.0f * n), n, has_wall_normal(n)};
     }
     PK_DEVICE_INLINE bool interacts(const Particle& a) const { return a.active; }
     PK_DEVICE_INLINE void pair(const Particle&, std::uint32_t b, Vec3f r_gb, float r2, const Vec4f& record_b,
@@ -338,6 +350,8 @@ template <class Kernel> struct ModifiedDynamicBoundary {
         density[a] = rho;
         velocity_density[a] = {v.x, v.y, v.z, rho};
         pressure_term[a] = eos.pressure(rho) / (rho * rho);
+        density_rate[a] = 0.0f;
+        dt_limit[a] = dt_limit_without_pairs;
     }
 };
 
@@ -381,13 +395,24 @@ PK_DEVICE_INLINE Vec3f virtual_layer_steps(Vec3f normal, float dx) {
 }
 
 // The points o = i s_x + j s_y + k s_z of a block of c layers along the steps s (0 <= i, j, k <= c
-// on the axes s has a component on): body(i, j, k, o) for each, o = 0 (the particle itself) first;
-// for_each_virtual_point visits the virtual ones, every o but 0.
+// on the axes s has a component on): body(i, j, k, o) for each, o = 0 (the particle itself) first,
+// k fastest; for_each_virtual_point visits the virtual ones, every o but 0. One flat loop rather
+// than three nested: GPU lanes whose blocks lie along different axes then run their points side
+// by side instead of one inner loop after the other.
 template <class Body> PK_DEVICE_INLINE void for_each_block_point(Vec3f s, int c, Body&& body) {
-    const int cx = s.x != 0.0f ? c : 0, cy = s.y != 0.0f ? c : 0, cz = s.z != 0.0f ? c : 0;
-    for (int i = 0; i <= cx; ++i)
-        for (int j = 0; j <= cy; ++j)
-            for (int k = 0; k <= cz; ++k) body(i, j, k, Vec3f{float(i) * s.x, float(j) * s.y, float(k) * s.z});
+    const int cy = s.y != 0.0f ? c : 0, cz = s.z != 0.0f ? c : 0;
+    const int points = (s.x != 0.0f ? c + 1 : 1) * (cy + 1) * (cz + 1);
+    int i = 0, j = 0, k = 0;
+    for (int t = 0; t < points; ++t) {
+        body(i, j, k, Vec3f{float(i) * s.x, float(j) * s.y, float(k) * s.z});
+        if (++k > cz) {
+            k = 0;
+            if (++j > cy) {
+                j = 0;
+                ++i;
+            }
+        }
+    }
 }
 template <class Body> PK_DEVICE_INLINE void for_each_virtual_point(Vec3f s, int c, Body&& body) {
     for_each_block_point(s, c, [&](int i, int j, int k, Vec3f o) {
