@@ -456,9 +456,9 @@ template <class Body> void with_kernel(const SphParams& p, Body&& body) {
 template <class Exec> void modified_dynamic_boundary(const Exec& exec, SolverState& s) {
     auto scope = s.profile.phase("mdbc");
     const SphParams& p = s.params;
-    with_kernel(p, [&](auto kernel) {
+    auto launch = [&](auto kernel, auto velocity) {
         neighbor_pass(exec, s,
-                      ModifiedDynamicBoundary<decltype(kernel)>{
+                      ModifiedDynamicBoundary<decltype(kernel), decltype(velocity)::value>{
                           .position_mass = s.f<Vec4f>(field::record_position_mass),
                           .velocity_density = s.f<Vec4f>(field::record_velocity_density),
                           .pressure_term = s.f<float>(field::record_pressure_term),
@@ -479,6 +479,13 @@ template <class Exec> void modified_dynamic_boundary(const Exec& exec, SolverSta
                           .wrap = periodic_wrap(p),
                       },
                       "sph.mdbc", ListUse::none, mdbc_row_subset(s));
+    };
+    // The walls' own velocity needs no sums of the fluid's (a third of the pass's).
+    with_kernel(p, [&](auto kernel) {
+        if (p.boundary_velocity == BoundaryVelocity::wall)
+            launch(kernel, std::false_type{});
+        else
+            launch(kernel, std::true_type{});
     });
 }
 
