@@ -480,7 +480,7 @@ template <class Exec> void modified_dynamic_boundary(const Exec& exec, SolverSta
                       },
                       "sph.mdbc", ListUse::none, mdbc_row_subset(s));
     };
-    // The walls' own velocity needs no sums of the fluid's (a third of the pass's).
+    // The walls' own velocity needs none of the velocity's sums (15 of the 35 a fluid neighbour adds).
     with_kernel(p, [&](auto kernel) {
         if (p.boundary_velocity == BoundaryVelocity::wall)
             launch(kernel, std::false_type{});
