@@ -171,7 +171,9 @@ struct GhostNodeSums {
     float rhs[4];
     Vec3f rhs_velocity[4];
     Vec3f velocity;  // sum V W v_b
-    // One fluid neighbour b: r_gb = x_g - x_b, W_gb and grad_g W_gb = F r_gb.
+    // One fluid neighbour b: r_gb = x_g - x_b, W_gb and grad_g W_gb = F r_gb. kVelocity: the
+    // velocity's sums too (the mDBC pass needs them for the no-slip and free-slip velocities only).
+    template <bool kVelocity = true>
     PK_DEVICE_INLINE void add(Vec3f r_gb, float W, float F, float m_b, float rho_b, Vec3f v_b, float h) {
         const float V = m_b / rho_b;
         const Vec3f d = (-1.0f / h) * r_gb;  // (x_b - x_g) / h
@@ -181,9 +183,9 @@ struct GhostNodeSums {
         for (int i = 0; i < 4; ++i) {
             for (int j = 0; j < 4; ++j) A[i][j] += V * row[i] * col[j];
             rhs[i] += m_b * row[i];
-            rhs_velocity[i] += (V * row[i]) * v_b;
+            if constexpr (kVelocity) rhs_velocity[i] += (V * row[i]) * v_b;
         }
-        velocity += (V * W) * v_b;
+        if constexpr (kVelocity) velocity += (V * W) * v_b;
     }
 };
 
@@ -200,21 +202,24 @@ struct GhostNodeValue {
 inline constexpr float kMdbcDeterminantLimit = 1e-3f;  // DualSPHysics's DetermLimit
 
 // Gaussian elimination with partial pivoting of the 4 x 4 system; the determinant is the product of
-// the pivots (with the row exchanges' signs).
-PK_DEVICE_INLINE GhostNodeValue solve_ghost_node(const GhostNodeSums& s, float h) {
+// the pivots (with the row exchanges' signs). kVelocity: the velocity and its gradient too (from
+// sums added with kVelocity); the density's columns are the same either way.
+template <bool kVelocity = true> PK_DEVICE_INLINE GhostNodeValue solve_ghost_node(const GhostNodeSums& s, float h) {
     GhostNodeValue out;
     const float shepard = s.A[0][0];
     if (!(shepard > 0.0f)) return out;
-    out.velocity = (1.0f / shepard) * s.velocity;
+    if constexpr (kVelocity) out.velocity = (1.0f / shepard) * s.velocity;
     // Columns 4..7: the right-hand sides of the density and of the three velocity components.
-    constexpr int kColumns = 8;
+    constexpr int kColumns = kVelocity ? 8 : 5;
     float a[4][kColumns];
     for (int i = 0; i < 4; ++i) {
         for (int j = 0; j < 4; ++j) a[i][j] = s.A[i][j];
         a[i][4] = s.rhs[i];
-        a[i][5] = s.rhs_velocity[i].x;
-        a[i][6] = s.rhs_velocity[i].y;
-        a[i][7] = s.rhs_velocity[i].z;
+        if constexpr (kVelocity) {
+            a[i][5] = s.rhs_velocity[i].x;
+            a[i][6] = s.rhs_velocity[i].y;
+            a[i][7] = s.rhs_velocity[i].z;
+        }
     }
     float det = 1.0f;
     for (int k = 0; k < 4; ++k) {
@@ -254,6 +259,7 @@ PK_DEVICE_INLINE GhostNodeValue solve_ghost_node(const GhostNodeSums& s, float h
     out.order = GhostNodeValue::first;
     out.density = x[0];
     out.gradient = (1.0f / h) * Vec3f{x[1], x[2], x[3]};
+    if constexpr (!kVelocity) return out;
     Vec3f* rows[3] = {&out.velocity_gradient.x, &out.velocity_gradient.y, &out.velocity_gradient.z};
     for (int c = 0; c < 3; ++c) {
         solve(5 + c, x);
@@ -263,27 +269,41 @@ PK_DEVICE_INLINE GhostNodeValue solve_ghost_node(const GhostNodeSums& s, float h
     return out;
 }
 
+// A boundary particle's wall normal d n is set: mDBC gives its density (dynamic boundary
+// conditions where not).
+PK_DEVICE_INLINE bool has_wall_normal(Vec3f normal) { return normal.x != 0.0f || normal.y != 0.0f || normal.z != 0.0f; }
+
 // The mDBC pass (sph/neighbor_pass.hpp interaction): each boundary particle with a normal searches
 // the fluid around its ghost node and writes its density (state and neighbour records), P/rho^2
 // and the velocity the pair terms see (records only: the state keeps the wall's velocity, which
 // the integrators prescribe). Fluid particles and boundary particles without a normal (dynamic
 // boundary conditions for them) are left alone. Reads the fluid's records and writes boundary
 // particles' only, so the pass has no race.
-template <class Kernel> struct ModifiedDynamicBoundary {
+// The rates pass skips these particles unless the wall impulse is tracked (solver_impl.hpp,
+// rates_row_subset), so the pass also writes what is read of their rates: no density rate (the
+// next mDBC pass sets their density again before any pair reads it; continuity would only move
+// what frames show between two passes) and the time-step limit of a particle without pairs, h/c0,
+// which never is the smallest: a fluid neighbour sums each pair's |mu| too.
+// kVelocity: the no-slip and free-slip velocities (mode), from the ghost node's velocity; without
+// it the walls' own (BoundaryVelocity::wall), and the pass sums the density's system alone.
+template <class Kernel, bool kVelocity> struct ModifiedDynamicBoundary {
     static constexpr int kMinBlocksPerSM = 1;
     static constexpr bool kOneRank = true;  // mdbc
     const Vec4f* position_mass;  // records: the sign of the mass is the kind
     Vec4f* velocity_density;     // records
     float* pressure_term;        // records: P / rho^2
     float* density;              // state
+    float* density_rate;         // the rates pass's output, for these particles (see above)
+    float* dt_limit;             // s, the same
     const Vec3f* wall_velocity;  // state velocity of boundary particles (prescribed motion)
     const Vec3f* boundary_normal;
     Vec3f* density_gradient;  // out: grad rho_g for the virtual layers (0 unless first order)
-    Mat3f* layer_velocity_gradient;  // out, no-slip and free-slip only: G_b (VirtualLayers)
+    Mat3f* layer_velocity_gradient;  // out, kVelocity only: G_b (VirtualLayers)
     Kernel kernel;
     TaitEos eos;
     float h;
-    BoundaryVelocity mode;
+    float dt_limit_without_pairs;  // s, h / c0
+    BoundaryVelocity mode;  // no_slip or free_slip with kVelocity
     frnn::PeriodicWrap wrap;
     struct Particle {
         Vec3f r;       // the ghost node: the pass searches around it
@@ -295,35 +315,37 @@ template <class Kernel> struct ModifiedDynamicBoundary {
         const Vec4f self = position_mass[a];
         if (!sign_bit(self.w)) return {self.xyz(), {0, 0, 0}, false};
         const Vec3f n = boundary_normal[a];
-        return {wrap(self.xyz() + 2.0f * n), n, n.x != 0.0f || n.y != 0.0f || n.z != 0.0f};
+        return {wrap(self.xyz() + 2.0f * n), n, has_wall_normal(n)};
     }
     PK_DEVICE_INLINE bool interacts(const Particle& a) const { return a.active; }
     PK_DEVICE_INLINE void pair(const Particle&, std::uint32_t b, Vec3f r_gb, float r2, const Vec4f& record_b,
                                Sums& s) const {
         if (!(record_b.w > 0.0f)) return;  // fluid neighbours only
         const Vec4f vd = velocity_density[b];
-        s.add(r_gb, kernel.W(r2), kernel.grad_factor(r2), record_b.w, vd.w, vd.xyz(), h);
+        s.template add<kVelocity>(r_gb, kernel.W(r2), kernel.grad_factor(r2), record_b.w, vd.w, vd.xyz(), h);
     }
     PK_DEVICE_INLINE void finish(std::size_t a, const Particle& self, const Sums& s) const {
         if (!self.active) return;
-        const GhostNodeValue g = solve_ghost_node(s, h);
+        const GhostNodeValue g = solve_ghost_node<kVelocity>(s, h);
         const Vec3f v_wall = wall_velocity[a];
         float rho = eos.rho0;
         Vec3f v = v_wall;
         if (g.order != GhostNodeValue::none) {
             // x_b - x_g = -2 d n
             rho = g.order == GhostNodeValue::first ? g.density - 2.0f * dot(self.normal, g.gradient) : g.density;
-            if (mode == BoundaryVelocity::no_slip) {
-                v = 2.0f * v_wall - g.velocity;
-            } else if (mode == BoundaryVelocity::free_slip) {
-                const Vec3f n = (1.0f / norm(self.normal)) * self.normal;
-                v = g.velocity - (2.0f * dot(g.velocity - v_wall, n)) * n;
+            if constexpr (kVelocity) {
+                if (mode == BoundaryVelocity::no_slip) {
+                    v = 2.0f * v_wall - g.velocity;
+                } else {
+                    const Vec3f n = (1.0f / norm(self.normal)) * self.normal;
+                    v = g.velocity - (2.0f * dot(g.velocity - v_wall, n)) * n;
+                }
             }
         }
         rho = fmaxf(rho, eos.rho0);
         const bool first = g.order == GhostNodeValue::first;
         density_gradient[a] = first ? g.gradient : Vec3f{0, 0, 0};
-        if (mode != BoundaryVelocity::wall) {
+        if constexpr (kVelocity) {
             // The virtual point x_b + o mirrors x_g - o through the wall surface point x_b + d n:
             // no-slip v_o = 2 v_wall - v(x_g - o) = v_b + grad v_g o; free-slip reflects the normal
             // part of the same change, v_o = v_b - R grad v_g o with R = I - 2 n n^T.
@@ -338,6 +360,8 @@ template <class Kernel> struct ModifiedDynamicBoundary {
         density[a] = rho;
         velocity_density[a] = {v.x, v.y, v.z, rho};
         pressure_term[a] = eos.pressure(rho) / (rho * rho);
+        density_rate[a] = 0.0f;
+        dt_limit[a] = dt_limit_without_pairs;
     }
 };
 
@@ -381,13 +405,24 @@ PK_DEVICE_INLINE Vec3f virtual_layer_steps(Vec3f normal, float dx) {
 }
 
 // The points o = i s_x + j s_y + k s_z of a block of c layers along the steps s (0 <= i, j, k <= c
-// on the axes s has a component on): body(i, j, k, o) for each, o = 0 (the particle itself) first;
-// for_each_virtual_point visits the virtual ones, every o but 0.
+// on the axes s has a component on): body(i, j, k, o) for each, o = 0 (the particle itself) first,
+// k fastest; for_each_virtual_point visits the virtual ones, every o but 0. One flat loop rather
+// than three nested: GPU lanes whose blocks lie along different axes then run their points side
+// by side instead of one inner loop after the other.
 template <class Body> PK_DEVICE_INLINE void for_each_block_point(Vec3f s, int c, Body&& body) {
-    const int cx = s.x != 0.0f ? c : 0, cy = s.y != 0.0f ? c : 0, cz = s.z != 0.0f ? c : 0;
-    for (int i = 0; i <= cx; ++i)
-        for (int j = 0; j <= cy; ++j)
-            for (int k = 0; k <= cz; ++k) body(i, j, k, Vec3f{float(i) * s.x, float(j) * s.y, float(k) * s.z});
+    const int cy = s.y != 0.0f ? c : 0, cz = s.z != 0.0f ? c : 0;
+    const int points = (s.x != 0.0f ? c + 1 : 1) * (cy + 1) * (cz + 1);
+    int i = 0, j = 0, k = 0;
+    for (int t = 0; t < points; ++t) {
+        body(i, j, k, Vec3f{float(i) * s.x, float(j) * s.y, float(k) * s.z});
+        if (++k > cz) {
+            k = 0;
+            if (++j > cy) {
+                j = 0;
+                ++i;
+            }
+        }
+    }
 }
 template <class Body> PK_DEVICE_INLINE void for_each_virtual_point(Vec3f s, int c, Body&& body) {
     for_each_block_point(s, c, [&](int i, int j, int k, Vec3f o) {

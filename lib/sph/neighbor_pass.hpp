@@ -233,9 +233,9 @@ template <class Interaction, bool Ghosts = false> struct NeighborPass {
     }
 };
 
-// A pass over some of the rows only: pass(rows[k]) for k < count (the boundary particles' passes
-// of mdbc, over the list SolverState::boundary_rows, instead of every particle returning at once
-// for the fluid's).
+// A pass over some of the rows only: pass(rows[k]) for k < count (mdbc's passes over the parts of
+// the list SolverState::mdbc_rows: the boundary particles' passes instead of every particle
+// returning at once for the fluid's, and the rates pass without the boundary particles').
 template <class Pass> struct OnRows {
     static constexpr int kMinBlocksPerSM = Pass::kMinBlocksPerSM;
     const std::uint32_t* rows;

@@ -159,13 +159,10 @@ template <class Kernel, class Diffusion, class Extras, class Walls> struct Rates
         const float m_b = fabsf(record_b.w);
         const Vec4f vr_b = velocity_density[b];
         const float pressure_term_b = load_now(pressure_term + b);  // used last; its latency hides below
-        if constexpr (Walls::enabled) {
-            if (a.fluid() == sign_bit(record_b.w)) {
-                wall_pair(a, b, m_b, vr_b, pressure_term_b, record_b.w, r_ab, r2, s);
-                return;
-            }
-        }
-        terms(a, b, m_b, vr_b, pressure_term_b, record_b.w, r_ab, r2, s);
+        if constexpr (Walls::enabled)
+            wall_pair(a, b, m_b, vr_b, pressure_term_b, record_b.w, r_ab, r2, s);
+        else
+            terms(a, b, m_b, vr_b, pressure_term_b, record_b.w, r_ab, r2, s);
     }
 
     // pair() in the halves the CPU's batches run (neighbor_pass.hpp, BatchedPairs): whether the
@@ -180,49 +177,50 @@ template <class Kernel, class Diffusion, class Extras, class Walls> struct Rates
         terms(a, b, fabsf(w_b), velocity_density[b], pressure_term[b], w_b, r_ab, r2, s);
     }
 
-    // A fluid-boundary pair with virtual layers: the pair itself (o = 0) and then the boundary
-    // particle's virtual points (boundary.hpp) at x_b + o seen from a fluid a (r_ab - o), or at
-    // x_a + o seen by b (r_ab + o), each with the density rho + o . grad rho_g and its pressure,
-    // and the velocity v + G o where the wall mirrors the fluid's (no-slip, free-slip). A wall
-    // pushes and never pulls: the fluid's pressure term counts only where positive (a splash's
-    // tension would draw it into a wall whose support the virtual layers complete), as the
-    // boundary particles' densities stay >= rho0. One loop and one call of the pair terms, the
-    // wall's side chosen by value, so that the terms are inlined once here: each inlined copy
-    // adds much of the solver's CUDA compile time.
+    // mdbc: every pair, and for a fluid-boundary pair then the boundary particle's virtual points
+    // (boundary.hpp): at x_b + o seen from a fluid a (r_ab - o), or at x_a + o seen by b
+    // (r_ab + o), each with the density rho + o . grad rho_g and its pressure, and the velocity
+    // v + G o where the wall mirrors the fluid's (no-slip, free-slip). A wall pushes and never
+    // pulls: in a fluid-boundary pair the fluid's pressure term counts only where positive (a
+    // splash's tension would draw it into a wall whose support the virtual layers complete), as
+    // the boundary particles' densities stay >= rho0. The pair itself goes through the call of the
+    // terms every pair makes, so that on the GPU a warp's lanes evaluate it together whatever
+    // their neighbours' kinds, and only the virtual points apart (a fluid-boundary pair in a
+    // branch of its own cost the warp both branches); the points in one flat loop with one call
+    // of the terms, the wall's side chosen by value (each inlined copy of the terms adds much of
+    // the solver's CUDA compile time).
     PK_DEVICE_INLINE void wall_pair(const Particle& a, std::uint32_t b, float m_b, const Vec4f& vr_b,
                                     float pressure_term_b, float w_b, Vec3f r_ab, float r2, Sums& s) const {
-        const bool b_boundary = a.fluid();
-        const std::uint32_t wall = b_boundary ? b : a.index;
-        const Vec4f layers = b_boundary ? walls.layers[b] : a.layers;
+        const bool b_wall = a.fluid() && sign_bit(w_b);
+        const bool a_wall = !a.fluid();  // b is fluid: boundary-boundary pairs do nothing
+        Particle a_o = a;
+        if (b_wall) a_o.pressure_term = max_of(a.pressure_term, 0.0f);
+        const float pressure_term_b_pair = a_wall ? max_of(pressure_term_b, 0.0f) : pressure_term_b;
+        terms(a_o, b, m_b, vr_b, pressure_term_b_pair, w_b, r_ab, r2, s);
+        if (!(a_wall || b_wall)) return;
+        const Vec4f layers = b_wall ? walls.layers[b] : a.layers;
         const int count = layers.w > 0.0f ? int(layers.w) : 0;
-        Vec3f gradient{0, 0, 0};
-        Mat3f G{};
-        if (count > 0) {
-            gradient = walls.density_gradient[wall];
-            if (walls.velocity_gradient) G = walls.velocity_gradient[wall];
-        }
-        const float rho_wall = b_boundary ? vr_b.w : a.rho;
-        const Vec3f v_wall = b_boundary ? vr_b.xyz() : a.v;
-        const float pressure_term_wall = b_boundary ? pressure_term_b : a.pressure_term;
-        const float pressure_term_fluid = max_of(b_boundary ? a.pressure_term : pressure_term_b, 0.0f);
-        for_each_block_point(layers.xyz(), count, [&](int i, int j, int k, Vec3f o) {
-            const bool real = i + j + k == 0;  // the pair itself
-            const Vec3f r_o = real ? r_ab : b_boundary ? r_ab - o : r_ab + o;
-            const float r2_o = real ? r2 : norm2(r_o);
-            if (!(real || r2_o < walls.support2)) return;
-            float rho_o = rho_wall, pressure_term_o = pressure_term_wall;
-            Vec3f v_o = v_wall;
-            if (!real) {
-                rho_o = fmaxf(rho_wall + dot(o, gradient), walls.eos.rho0);
-                pressure_term_o = walls.eos.pressure(rho_o) / (rho_o * rho_o);
-                v_o = v_wall + G.times(o);
+        if (count == 0) return;
+        const std::uint32_t wall = b_wall ? b : a.index;
+        const Vec3f gradient = walls.density_gradient[wall];
+        const Mat3f G = walls.velocity_gradient ? walls.velocity_gradient[wall] : Mat3f{};
+        const float rho_wall = b_wall ? vr_b.w : a.rho;
+        const Vec3f v_wall = b_wall ? vr_b.xyz() : a.v;
+        for_each_virtual_point(layers.xyz(), count, [&](int, int, int, Vec3f o) {
+            const Vec3f r_o = b_wall ? r_ab - o : r_ab + o;
+            const float r2_o = norm2(r_o);
+            if (!(r2_o < walls.support2)) return;
+            const float rho_o = fmaxf(rho_wall + dot(o, gradient), walls.eos.rho0);
+            const float pressure_term_o = walls.eos.pressure(rho_o) / (rho_o * rho_o);
+            const Vec3f v_o = v_wall + G.times(o);
+            Particle a_p = a_o;
+            if (a_wall) {
+                a_p.v = v_o;
+                a_p.rho = rho_o;
+                a_p.pressure_term = pressure_term_o;
             }
-            Particle a_o = a;
-            a_o.v = b_boundary ? a.v : v_o;
-            a_o.rho = b_boundary ? a.rho : rho_o;
-            a_o.pressure_term = b_boundary ? pressure_term_fluid : pressure_term_o;
-            const Vec4f vr_o = b_boundary ? Vec4f{v_o.x, v_o.y, v_o.z, rho_o} : vr_b;
-            terms(a_o, b, m_b, vr_o, b_boundary ? pressure_term_o : pressure_term_fluid, w_b, r_o, r2_o, s);
+            terms(a_p, b, m_b, b_wall ? Vec4f{v_o.x, v_o.y, v_o.z, rho_o} : vr_b,
+                  b_wall ? pressure_term_o : pressure_term_b_pair, w_b, r_o, r2_o, s);
         });
     }
 

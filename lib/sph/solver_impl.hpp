@@ -102,19 +102,25 @@ struct GhostOrder {
     }
 };
 
-// The boundary rows' list (SolverState::boundary_rows): a flag per row, scanned into each
-// boundary row's place in the list, then the rows written there.
-struct BoundaryRowFlags {
+// mdbc's list of rows (SolverState::mdbc_rows): a flag per row (a boundary particle with a wall
+// normal), scanned into each flagged row's place at the front of the list and each other row's
+// after them, then the rows written there.
+struct MdbcRowFlags {
     const std::uint8_t* kind;
+    const Vec3f* boundary_normal;
     std::uint32_t* flags;
-    PK_DEVICE_INLINE void operator()(std::size_t a) const { flags[a] = kind[a] != kFluidKind ? 1u : 0u; }
+    PK_DEVICE_INLINE void operator()(std::size_t a) const {
+        flags[a] = kind[a] != kFluidKind && has_wall_normal(boundary_normal[a]) ? 1u : 0u;
+    }
 };
-struct ListBoundaryRows {
-    const std::uint8_t* kind;
-    const std::uint32_t* offsets;
+struct ListMdbcRows {
+    const std::uint32_t* offsets;  // the flags' exclusive scan, n + 1 entries
+    std::size_t n;
     std::uint32_t* rows;
     PK_DEVICE_INLINE void operator()(std::size_t a) const {
-        if (kind[a] != kFluidKind) rows[offsets[a]] = static_cast<std::uint32_t>(a);
+        const std::uint32_t before = offsets[a];
+        const bool flagged = offsets[a + 1] != before;
+        rows[flagged ? before : offsets[n] + (static_cast<std::uint32_t>(a) - before)] = static_cast<std::uint32_t>(a);
     }
 };
 
@@ -375,20 +381,33 @@ void neighbor_pass(const Exec& exec, SolverState& s, const Interaction& interact
     run(NeighborPass<Interaction>{s.grid.view(), records, interaction, lists, list_use});
 }
 
-// mdbc: the list of the boundary rows in the current order (after a reorder or a compaction).
-template <class Exec> void list_boundary_rows(const Exec& exec, SolverState& s) {
-    if (s.boundary_rows.size() == 0) return;
-    auto* offsets = s.boundary_row_offsets.data();
-    const auto* kind = s.f<std::uint8_t>(field::kind);
-    exec.for_each(s.n, kern::BoundaryRowFlags{kind, offsets}, "sph.boundary_flags");
+// mdbc: the list of its rows in the current order (after a reorder or a compaction, and when the
+// normals change). The count of flagged rows is read back once: boundary particles are never
+// removed and keep their normals, and mdbc runs on one rank.
+template <class Exec> void list_mdbc_rows(const Exec& exec, SolverState& s) {
+    if (s.mdbc_rows.size() == 0) return;
+    auto* offsets = s.mdbc_row_offsets.data();
+    exec.for_each(s.n, kern::MdbcRowFlags{s.f<std::uint8_t>(field::kind), s.f<Vec3f>(field::boundary_normal), offsets},
+                  "sph.mdbc_flags");
     exec.fill_zero(offsets + s.n, sizeof(std::uint32_t));
     exec.exclusive_sum(s.workspace, offsets, offsets, s.n + 1);
-    exec.for_each(s.n, kern::ListBoundaryRows{kind, offsets, s.boundary_rows.data()}, "sph.boundary_rows");
-    // One rank: every boundary particle (none is ever removed); several: this rank's, read back.
-    s.boundary_rows_count = s.distributed() ? exec.read_value(offsets + s.n) : s.boundary_count;
+    exec.for_each(s.n, kern::ListMdbcRows{offsets, s.n, s.mdbc_rows.data()}, "sph.mdbc_rows");
+    if (!s.mdbc_rows_counted) s.mdbc_rows_count = exec.read_value(offsets + s.n);
+    s.mdbc_rows_counted = true;
 }
 
-inline RowSubset boundary_row_subset(SolverState& s) { return {s.boundary_rows.data(), s.boundary_rows_count}; }
+// The mDBC pass's rows: the boundary particles with a wall normal.
+inline RowSubset mdbc_row_subset(SolverState& s) { return {s.mdbc_rows.data(), s.mdbc_rows_count}; }
+
+// The rates pass's rows under mdbc: every row but mDBC's, whose density the mDBC pass overwrites
+// before the next pair loop reads it, which never move by their acceleration, and whose time-step
+// limit never is the smallest (ModifiedDynamicBoundary writes what the integrators and the
+// time-step reduction read of them); every row when the wall impulse is tracked, which sums their
+// accelerations.
+inline RowSubset rates_row_subset(SolverState& s) {
+    if (s.options.track_wall_impulse) return {s.mdbc_rows.data(), s.n};
+    return {s.mdbc_rows.data() + s.mdbc_rows_count, s.n - s.mdbc_rows_count};
+}
 
 template <class Exec> void shepard(const Exec& exec, SolverState& s) {
     pack_neighbor_records(exec, s);
@@ -432,13 +451,15 @@ template <class Body> void with_kernel(const SphParams& p, Body&& body) {
 template <class Exec> void modified_dynamic_boundary(const Exec& exec, SolverState& s) {
     auto scope = s.profile.phase("mdbc");
     const SphParams& p = s.params;
-    with_kernel(p, [&](auto kernel) {
+    auto launch = [&](auto kernel, auto velocity) {
         neighbor_pass(exec, s,
-                      ModifiedDynamicBoundary<decltype(kernel)>{
+                      ModifiedDynamicBoundary<decltype(kernel), decltype(velocity)::value>{
                           .position_mass = s.f<Vec4f>(field::record_position_mass),
                           .velocity_density = s.f<Vec4f>(field::record_velocity_density),
                           .pressure_term = s.f<float>(field::record_pressure_term),
                           .density = s.f<float>(field::density),
+                          .density_rate = s.f<float>(field::density_rate),
+                          .dt_limit = s.f<float>(field::dt_limit),
                           .wall_velocity = s.f<Vec3f>(field::velocity),
                           .boundary_normal = s.f<Vec3f>(field::boundary_normal),
                           .density_gradient = s.f<Vec3f>(field::wall_density_gradient),
@@ -448,10 +469,18 @@ template <class Exec> void modified_dynamic_boundary(const Exec& exec, SolverSta
                           .kernel = kernel,
                           .eos = TaitEos::from_sound_speed(p.rho0, p.c0, p.gamma),
                           .h = p.h_m,
+                          .dt_limit_without_pairs = p.h_m / p.c0,
                           .mode = p.boundary_velocity,
                           .wrap = periodic_wrap(p),
                       },
-                      "sph.mdbc", ListUse::none, boundary_row_subset(s));
+                      "sph.mdbc", ListUse::none, mdbc_row_subset(s));
+    };
+    // The walls' own velocity needs none of the velocity's sums (15 of the 35 a fluid neighbour adds).
+    with_kernel(p, [&](auto kernel) {
+        if (p.boundary_velocity == BoundaryVelocity::wall)
+            launch(kernel, std::false_type{});
+        else
+            launch(kernel, std::true_type{});
     });
 }
 
@@ -483,7 +512,10 @@ template <class Exec> void rates(const Exec& exec, SolverState& s, double t) {
             .gravity = p.gravity,
             .volumes = boundary_volumes(s, t),
         };
-        neighbor_pass(exec, s, r, "sph.rates");
+        if constexpr (decltype(walls)::enabled)
+            neighbor_pass(exec, s, r, "sph.rates", ListUse::none, rates_row_subset(s));
+        else
+            neighbor_pass(exec, s, r, "sph.rates");
     };
     auto with_walls = [&](auto kernel, auto diffusion, auto extras) {
         if (s.fields.has(field::virtual_layers)) {
@@ -892,7 +924,7 @@ template <class Exec> void sort_by_cell(const Exec& exec, SolverState& s, bool i
     s.records_current = true;
     s.cell_ordered = true;
     s.lists_valid = false;
-    detail::list_boundary_rows(exec, s);
+    detail::list_mdbc_rows(exec, s);
     if (s.distributed()) detail::build_halo(exec, s, window);
 }
 
@@ -978,6 +1010,8 @@ template <class Exec> void estimate_boundary_normals(const Exec& exec, SolverSta
                                                                        0.5f * p.dx_m},
                               "sph.normals");
     });
+    s.mdbc_rows_counted = false;
+    detail::list_mdbc_rows(exec, s);
 }
 
 // mdbc: the virtual wall layers behind each boundary particle (VirtualLayerScan), from its normal

@@ -116,11 +116,15 @@ struct SolverState {
     DeviceBuffer<Vec3f> listed_position;  // m, the positions at the search
     DeviceBuffer<std::uint32_t> relist;   // 1: a particle moved half the skin since
     bool lists_valid = false;
-    // mdbc: the rows of the boundary particles in cell order (rebuilt at every reorder), for the
-    // passes over them alone, and the scan that builds it (capacity + 1 entries).
-    DeviceBuffer<std::uint32_t> boundary_rows;
-    DeviceBuffer<std::uint32_t> boundary_row_offsets;
-    std::size_t boundary_rows_count = 0;
+    // mdbc: every row in cell order (rebuilt at every reorder), mDBC's first: the boundary
+    // particles with a wall normal, mdbc_rows_count of them, the mDBC pass's rows; then the others
+    // (the fluid's, and boundary particles without a normal, which keep the dynamic boundary
+    // conditions), the rates pass's (solver_impl.hpp, rates_row_subset). And the scan that builds
+    // it (capacity + 1 entries).
+    DeviceBuffer<std::uint32_t> mdbc_rows;
+    DeviceBuffer<std::uint32_t> mdbc_row_offsets;
+    std::size_t mdbc_rows_count = 0;
+    bool mdbc_rows_counted = false;  // the count is read back once (list_mdbc_rows)
     bool cell_ordered = false;  // the fields are in the cell order of a grid built on the positions
     // Reduction results (device memory, read back once per step or per diagnostics call).
     DeviceBuffer<float> reduced_dt;
