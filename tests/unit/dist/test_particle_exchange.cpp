@@ -88,6 +88,14 @@ dist::SlabDecomposition uniform_slabs(int ranks) {
     return s;
 }
 
+// Every rank's particles (position, id, value) moved to its slab of uniform_slabs; the slabs.
+dist::SlabDecomposition migrate_to_uniform_slabs(Rank& rank, dist::ParticleExchange& exchange) {
+    dist::SlabDecomposition slabs = uniform_slabs(rank.comm.size());
+    rank.n = exchange.migrate(rank.exec, rank.table, rank.table.data<Vec3f>(position), rank.n, slabs,
+                              bit(position) | bit(id) | bit(value));
+    return slabs;
+}
+
 }  // namespace
 
 TEST_CASE("slabs: owners, count quantiles, widths, the axis") {
@@ -205,9 +213,7 @@ TEST_CASE("migration: every particle ends on its slab's rank, none lost, its fie
 TEST_CASE("halo: the ghosts are exactly the other ranks' particles within reach, refreshed on demand") {
     Rank rank;
     dist::ParticleExchange exchange(rank.comm, rank.cpu, Rank::kCapacity, 1 << 20);
-    const auto slabs = uniform_slabs(rank.comm.size());
-    rank.n = exchange.migrate(rank.exec, rank.table, rank.table.data<Vec3f>(position), rank.n, slabs,
-                              bit(position) | bit(id) | bit(value));
+    const auto slabs = migrate_to_uniform_slabs(rank, exchange);
     const float reach = 0.07f;
     const Vec3f* p = rank.table.data<Vec3f>(position);
     const dist::Extent mine = exchange.extent(rank.exec, p, rank.n, 0);
@@ -285,9 +291,7 @@ void check_ghosts(Rank& rank, dist::ParticleExchange& exchange, dist::Extent min
 TEST_CASE("halo: later plans list against the last extents widened, in one all-gather, or list again") {
     Rank rank;
     dist::ParticleExchange exchange(rank.comm, rank.cpu, Rank::kCapacity, 1 << 20);
-    const auto slabs = uniform_slabs(rank.comm.size());
-    rank.n = exchange.migrate(rank.exec, rank.table, rank.table.data<Vec3f>(position), rank.n, slabs,
-                              bit(position) | bit(id) | bit(value));
+    const auto slabs = migrate_to_uniform_slabs(rank, exchange);
     const float reach = 0.07f;
     auto plan = [&](float shift) {
         // Every particle moved by `shift` along x from where it started.

@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <random>
 #include <type_traits>
@@ -47,25 +48,45 @@ struct OrderProbe {
     }
 };
 
+// n points uniform in the unit cube (the same for the same seed), in a cell grid of `radius`
+// with the given faces, and their neighbour records in the grid's cell order with w = weight(a).
+struct RandomCloud {
+    frnn::CellGrid grid;
+    frnn::CellGridView view;
+    std::vector<Vec4f> records;
+    template <class Weight>
+    RandomCloud(const Backend& cpu, std::size_t n, float radius, const std::array<frnn::Boundary, 3>& faces,
+                unsigned seed, Weight weight)
+        : grid(cpu, spec(radius, faces), n), records(n) {
+        std::mt19937 rng(seed);
+        std::uniform_real_distribution<float> u(0.0f, 1.0f);
+        std::vector<Vec3f> positions(n);
+        for (auto& p : positions) p = {u(rng), u(rng), u(rng)};
+        grid.build(positions.data(), n);
+        view = grid.view();
+        for (std::size_t a = 0; a < n; ++a)
+            records[a] = {view.positions[a].x, view.positions[a].y, view.positions[a].z, weight(a)};
+    }
+    static frnn::GridSpec spec(float radius, const std::array<frnn::Boundary, 3>& faces) {
+        frnn::GridSpec g;
+        g.domain_min = {0.0f, 0.0f, 0.0f};
+        g.domain_max = {1.0f, 1.0f, 1.0f};
+        g.radius = radius;
+        g.boundary = faces;
+        return g;
+    }
+};
+
 }  // namespace
 
 TEST_CASE("neighbour lists: reading passes give the searching pass's bits, a skin is listed not summed, overflow searches again") {
     const Backend cpu = Backend::cpu(1);
     const std::size_t n = 3000;
-    frnn::GridSpec spec;
-    spec.domain_min = {0.0f, 0.0f, 0.0f};
-    spec.domain_max = {1.0f, 1.0f, 1.0f};
-    spec.radius = 0.1f;
-    spec.boundary = {frnn::Boundary::periodic, frnn::Boundary::open, frnn::Boundary::periodic};
-    std::mt19937 rng(7);
-    std::uniform_real_distribution<float> u(0.0f, 1.0f);
-    std::vector<Vec3f> positions(n);
-    for (auto& p : positions) p = {u(rng), u(rng), u(rng)};
-    frnn::CellGrid grid(cpu, spec, n);
-    grid.build(positions.data(), n);
-    const frnn::CellGridView view = grid.view();
-    std::vector<Vec4f> records(n);
-    for (std::size_t a = 0; a < n; ++a) records[a] = {view.positions[a].x, view.positions[a].y, view.positions[a].z, 1.0f};
+    const std::array<frnn::Boundary, 3> faces{frnn::Boundary::periodic, frnn::Boundary::open, frnn::Boundary::periodic};
+    const auto unit_weight = [](std::size_t) { return 1.0f; };
+    const RandomCloud cloud(cpu, n, 0.1f, faces, 7, unit_weight);
+    const frnn::CellGridView& view = cloud.view;
+    const std::vector<Vec4f>& records = cloud.records;
 
     auto run = [&](NeighborLists lists, ListUse use, std::uint32_t skip_every) {
         std::vector<float> ordered(n);
@@ -100,13 +121,9 @@ TEST_CASE("neighbour lists: reading passes give the searching pass's bits, a ski
     // A skin: lists of the grid's radius 0.1, pairs summed to 0.08 only: the same pairs as a
     // search of radius 0.08 (its sums in another order: counts equal, sums close).
     {
-        frnn::GridSpec near = spec;
-        near.radius = 0.08f;
-        frnn::CellGrid near_grid(cpu, near, n);
-        near_grid.build(positions.data(), n);
-        const frnn::CellGridView nv = near_grid.view();
-        std::vector<Vec4f> near_records(n);
-        for (std::size_t a = 0; a < n; ++a) near_records[a] = {nv.positions[a].x, nv.positions[a].y, nv.positions[a].z, 1.0f};
+        const RandomCloud near(cpu, n, 0.08f, faces, 7, unit_weight);  // the same points
+        const frnn::CellGridView& nv = near.view;
+        const std::vector<Vec4f>& near_records = near.records;
         std::vector<float> near_sum(n);
         std::vector<std::uint32_t> near_found(n);
         const NeighborPass<OrderProbe> near_pass{nv, near_records.data(),
@@ -200,21 +217,10 @@ TEST_CASE("batched pairs on the CPU: the pairs that pass, lane l summing pairs l
     constexpr int kLanes = NeighborBatch<LaneProbe>::kLanes;
     const Backend cpu = Backend::cpu(1);
     const std::size_t n = 4000;
-    frnn::GridSpec spec;
-    spec.domain_min = {0.0f, 0.0f, 0.0f};
-    spec.domain_max = {1.0f, 1.0f, 1.0f};
-    spec.radius = 0.12f;
-    spec.boundary = {frnn::Boundary::periodic, frnn::Boundary::open, frnn::Boundary::open};
-    std::mt19937 rng(11);
-    std::uniform_real_distribution<float> u(0.0f, 1.0f);
-    std::vector<Vec3f> positions(n);
-    for (auto& p : positions) p = {u(rng), u(rng), u(rng)};
-    frnn::CellGrid grid(cpu, spec, n);
-    grid.build(positions.data(), n);
-    const frnn::CellGridView view = grid.view();
-    std::vector<Vec4f> records(n);
-    for (std::size_t a = 0; a < n; ++a)
-        records[a] = {view.positions[a].x, view.positions[a].y, view.positions[a].z, a % 3 == 0 ? -2.0f : 0.5f};
+    const RandomCloud cloud(cpu, n, 0.12f, {frnn::Boundary::periodic, frnn::Boundary::open, frnn::Boundary::open}, 11,
+                            [](std::size_t a) { return a % 3 == 0 ? -2.0f : 0.5f; });
+    const frnn::CellGridView& view = cloud.view;
+    const std::vector<Vec4f>& records = cloud.records;
 
     struct Result {
         std::vector<float> sum, largest;
