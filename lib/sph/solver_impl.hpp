@@ -689,7 +689,7 @@ template <class Exec> void check_and_remove(const Exec& exec, SolverState& s, bo
         total.removed = sums[1];
     }
     const bool voted = !s.distributed() || !vote_at_migration;
-    if (voted && total.stopping > 0) settle_status(s, mine, total);
+    if (voted && total.stopping > 0) settle_status(s, mine, total);  // throws, before any row is removed
     if (mine.stopping == 0 && mine.removed > 0) {
         s.n = s.fields.compact(exec, s.workspace, s.n, kern::Remains{status});
         s.records_current = false;
@@ -719,7 +719,6 @@ template <class Exec> void migrate(const Exec& exec, SolverState& s) {
     s.records_current = false;
     s.lists_valid = false;
 }
-
 
 // The snow models' passes at the state of the step's start (docs/SNOW.md): density by
 // summation, the records with the linear pressure, [the stress tensor], the accelerations.
