@@ -22,7 +22,7 @@
 #                              [--nbody-direct 1048576] [--nbody-steps N] [--pic-sizes 1e7]
 #                              [--pic-turns 20] [--render-sizes 64e6] [--sequence-dx 0.002]
 #                              [--sequence-compression zip,none] [--sequence-passes all,rgba]
-#                              [--jobs N] [--no-build]
+#                              [--tests-regex R] [--jobs N] [--no-build]
 #
 # Each part fits one 10-minute call on a warm machine (the build stays between calls): e.g.
 # `--parts tests`, then `--parts strong --no-build`, `--parts weak,balance --no-build`,
@@ -47,6 +47,7 @@ sequence_dx=0.002
 sequence_compression=zip,none
 sequence_passes=all
 jobs=$(nproc)
+tests_regex=.
 build_it=1
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -63,6 +64,7 @@ while [ $# -gt 0 ]; do
     --sequence-dx) sequence_dx=$2; shift ;;
     --sequence-compression) sequence_compression=$2; shift ;;
     --sequence-passes) sequence_passes=$2; shift ;;
+    --tests-regex) tests_regex=$2; shift ;;  # the mpi tests (ctest -R) part tests runs
     --jobs) jobs=$2; shift ;;
     --no-build) build_it=0 ;;
     *) echo "multi-gpu-check: error: unknown option $1" >&2; exit 2 ;;
@@ -98,7 +100,7 @@ if has gpu; then
 fi
 if has tests; then
   echo "== mpi tests (CPU ranks; gpu+mpi: 2 GPUs against 1)"
-  (cd "$build" && PARTIKEL_REQUIRE_GPU=1 ctest -L mpi --output-on-failure --timeout 900) > "$OUT/mpi-tests.log" 2>&1 || status=1
+  (cd "$build" && PARTIKEL_REQUIRE_GPU=1 ctest -L mpi -R "$tests_regex" --output-on-failure --timeout 900) > "$OUT/mpi-tests.log" 2>&1 || status=1
   grep -E "tests passed|tests failed|\*\*\*Failed|Failed  |Passed" "$OUT/mpi-tests.log" | tail -20
 fi
 

@@ -170,15 +170,19 @@ int main(int argc, char** argv) {
                 const double ghosts = ranks.allreduce(double(solver.ghosts()), dist::ReduceOp::max);
                 const double waits_max = ranks.allreduce(waits_per_step, dist::ReduceOp::max);
                 const sph::Diagnostics diagnostics = solver.diagnostics();
-                // The split, on a profiled copy of the state.
-                Split split;
-                {
+                // The split, on profiled copies of the state: each phase waited for (its own
+                // work), then a timeline (where the step's wall time goes, waits included).
+                const auto profile_copy = [&](PhaseProfile::Timing timing) {
                     sph::RankOptions same{ranks, solver.slabs(), capacity, every};
                     sph::Solver profiled(backend, start.frame.params, solver.download(), solver.step_count(),
-                                         solver.time(), {.profile = true}, solver.download_previous(), same);
+                                         solver.time(), {.profile = true, .profile_timing = timing},
+                                         solver.download_previous(), same);
                     for (int i = 0; i < steps; ++i) profiled.step();
-                    split = split_of(profiled.profile(), steps);
-                }
+                    profiled.profile().flush();
+                    return split_of(profiled.profile(), steps);
+                };
+                const Split split = profile_copy(PhaseProfile::Timing::synchronised);
+                const Split timeline = profile_copy(PhaseProfile::Timing::timeline);
                 const auto computes = ranks.allgather(split.compute);
                 double compute_mean = 0.0, compute_max = 0.0;
                 for (const double c : computes) {
@@ -187,6 +191,7 @@ int main(int argc, char** argv) {
                 }
                 const double halo = ranks.allreduce(split.halo, dist::ReduceOp::min);
                 const auto phases = ranks.allgatherv(std::as_bytes(std::span<const char>(split.phases)));
+                const auto timelines = ranks.allgatherv(std::as_bytes(std::span<const char>(timeline.phases)));
                 const double migration = ranks.allreduce(split.migration, dist::ReduceOp::min);
                 // Output: frames through run::FrameOutput (gathered on rank 0), as sph-step writes them.
                 double output_s = 0.0;
@@ -227,6 +232,9 @@ int main(int argc, char** argv) {
                 for (std::size_t q = 0; q < phases.size(); ++q)
                     std::printf("  rank %zu phases, ms/step (synchronised per phase): %.*s\n", q,
                                 int(phases[q].size()), reinterpret_cast<const char*>(phases[q].data()));
+                for (std::size_t q = 0; q < timelines.size(); ++q)
+                    std::printf("  rank %zu timeline, ms/step (the device's wall time by phase): %.*s\n", q,
+                                int(timelines[q].size()), reinterpret_cast<const char*>(timelines[q].data()));
                 std::printf("  per step: %.2f collectives, %.2f exchanges, host waits up to %.2f (rank 0: %.2f)\n",
                             collectives_per_step, exchanges_per_step, waits_max, waits_per_step);
                 if (output_every > 0)

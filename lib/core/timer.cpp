@@ -1,6 +1,7 @@
 #include "core/timer.hpp"
 
 #include <algorithm>
+#include <utility>
 #include <cstdio>
 
 #include "base/log.hpp"
@@ -71,7 +72,78 @@ double median_device_seconds(const Backend& backend, int repeats, const std::fun
     return times[times.size() / 2];
 }
 
-PhaseProfile::PhaseProfile(const Backend& backend, bool enabled) : backend_(backend), enabled_(enabled) {}
+namespace {
+constexpr std::size_t kTimelineMarks = 1024;  // about 30 steps of a distributed SPH step's phases
+}  // namespace
+
+PhaseProfile::PhaseProfile(const Backend& backend, bool enabled, Timing timing)
+    : backend_(backend), enabled_(enabled), timing_(timing) {
+    if (!enabled_ || timing_ != Timing::timeline) return;
+    marks_.resize(kTimelineMarks);
+#if PARTIKEL_HAVE_CUDA
+    if (backend_.is_cuda())
+        for (auto& m : marks_) m.event = cuda_rt::event_create(backend_.device_index());
+#endif
+}
+
+PhaseProfile::~PhaseProfile() {
+#if PARTIKEL_HAVE_CUDA
+    for (auto& m : marks_)
+        if (m.event) cuda_rt::event_destroy(backend_.device_index(), m.event);
+#endif
+}
+
+PhaseProfile::PhaseProfile(PhaseProfile&& other) noexcept
+    : backend_(other.backend_), enabled_(other.enabled_), timing_(other.timing_), entries_(std::move(other.entries_)),
+      timers_(std::move(other.timers_)), marks_(std::move(other.marks_)), used_marks_(other.used_marks_),
+      open_(std::move(other.open_)) {
+    other.marks_.clear();
+    other.used_marks_ = 0;
+}
+
+PhaseProfile& PhaseProfile::operator=(PhaseProfile&& other) noexcept {
+    // The swap hands this profile's events to `other`, whose destructor frees them.
+    std::swap(backend_, other.backend_);
+    std::swap(enabled_, other.enabled_);
+    std::swap(timing_, other.timing_);
+    std::swap(entries_, other.entries_);
+    std::swap(timers_, other.timers_);
+    std::swap(marks_, other.marks_);
+    std::swap(used_marks_, other.used_marks_);
+    std::swap(open_, other.open_);
+    return *this;
+}
+
+void PhaseProfile::mark(std::size_t phase) {
+    if (used_marks_ == marks_.size()) flush();
+    Mark& m = marks_[used_marks_++];
+    m.phase = phase;
+#if PARTIKEL_HAVE_CUDA
+    if (m.event) return cuda_rt::event_record(backend_.device_index(), m.event, backend_.stream());
+#endif
+    m.time = std::chrono::steady_clock::now();
+}
+
+void PhaseProfile::flush() {
+    if (timing_ != Timing::timeline || used_marks_ < 2) return;
+    const std::size_t last = used_marks_ - 1;
+#if PARTIKEL_HAVE_CUDA
+    if (marks_[last].event) cuda_rt::event_synchronize(backend_.device_index(), marks_[last].event);
+#endif
+    for (std::size_t k = 0; k < last; ++k) {
+        const Mark& a = marks_[k];
+        const Mark& b = marks_[k + 1];
+        double seconds = std::chrono::duration<double>(b.time - a.time).count();
+#if PARTIKEL_HAVE_CUDA
+        if (a.event) seconds = 1e-3 * cuda_rt::event_elapsed_ms(backend_.device_index(), a.event, b.event);
+#endif
+        const std::size_t i = a.phase == kBetween ? index_of("between phases") : a.phase;
+        entries_[i].total_seconds += seconds;
+    }
+    // The last mark starts the next interval.
+    std::swap(marks_[0], marks_[last]);
+    used_marks_ = 1;
+}
 
 std::size_t PhaseProfile::index_of(std::string_view name) {
     for (std::size_t i = 0; i < entries_.size(); ++i)
@@ -84,7 +156,13 @@ std::size_t PhaseProfile::index_of(std::string_view name) {
 PhaseProfile::Scope PhaseProfile::phase(std::string_view name) {
     if (!enabled_) return Scope(nullptr, 0);
     std::size_t i = index_of(name);
-    timers_[i].start();
+    if (timing_ == Timing::timeline) {
+        entries_[i].calls += 1;
+        open_.push_back(i);
+        mark(i);
+    } else {
+        timers_[i].start();
+    }
     return Scope(this, i);
 }
 
@@ -93,6 +171,11 @@ PhaseProfile::Scope::Scope(PhaseProfile* profile, std::size_t index) : profile_(
 PhaseProfile::Scope::~Scope() {
     if (!profile_) return;
     try {
+        if (profile_->timing_ == Timing::timeline) {
+            profile_->open_.pop_back();
+            profile_->mark(profile_->open_.empty() ? kBetween : profile_->open_.back());
+            return;
+        }
         auto& timer = profile_->timers_[index_];
         timer.stop();
         profile_->entries_[index_].calls += 1;

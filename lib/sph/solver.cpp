@@ -97,7 +97,7 @@ SolverState::SolverState(const Backend& backend_, const SphParams& params_, std:
            capacity_),
       fields(backend_, kSphFields, present_fields(params_, boundary_normals), capacity_),
       workspace(backend_, with_exec(backend_, [&](const auto& e) { return workspace_bytes(e, capacity_); })),
-      profile(backend_, options_.profile),
+      profile(backend_, options_.profile, options_.profile_timing),
       terrain_height(backend_, params_.terrain.height_m.size()),
       neighbor_capacity(neighbor_list_capacity(params_)),
       neighbor_count(backend_, neighbor_capacity > 0 ? capacity_ : 0),
@@ -240,7 +240,8 @@ Solver::~Solver() = default;
 
 void Solver::step() {
     with_exec(state_->backend, [&](const auto& e) { advance(e, *state_); });
-    if (state_->options.profile) state_->backend.synchronize();
+    if (state_->options.profile && state_->options.profile_timing == PhaseProfile::Timing::synchronised)
+        state_->backend.synchronize();
 }
 
 std::int32_t Solver::step(const std::function<std::int32_t()>& vote) {

@@ -44,6 +44,9 @@ struct SolverOptions {
     bool track_wall_impulse = false;
     // Snow models with a stress tensor: write the stress (6 components) to frames.
     bool write_stress = false;
+    // With profile: timeline marks instead of a wait per phase (PhaseProfile::Timing); read
+    // profile() after Solver::profile().flush().
+    PhaseProfile::Timing profile_timing = PhaseProfile::Timing::synchronised;
 };
 
 // Several ranks (lib/dist; docs/ARCHITECTURE.md, "Running on several ranks"): each rank's Solver

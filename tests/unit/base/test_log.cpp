@@ -1,7 +1,9 @@
 #include <doctest/doctest.h>
 
+#include <chrono>
 #include <cstdio>
 #include <string>
+#include <thread>
 
 #include "base/log.hpp"
 #include "base/progress.hpp"
@@ -89,4 +91,43 @@ TEST_CASE("core.phase profile sums phases") {
     PhaseProfile off(b, false);
     { auto scope = off.phase("x"); }
     CHECK(off.entries().empty());
+}
+
+TEST_CASE("core.phase profile timeline gives every interval between marks to the phase open in it") {
+    using namespace std::chrono_literals;
+    const Backend b = Backend::cpu(1);
+    PhaseProfile profile(b, true, PhaseProfile::Timing::timeline);
+    Stopwatch wall;
+    {
+        auto outer = profile.phase("outer");
+        std::this_thread::sleep_for(20ms);
+        {
+            auto inner = profile.phase("inner");
+            std::this_thread::sleep_for(10ms);
+        }
+        std::this_thread::sleep_for(5ms);
+    }
+    std::this_thread::sleep_for(10ms);  // between phases: the host was late to queue more
+    { auto last = profile.phase("last"); }
+    const double elapsed = wall.seconds();
+    profile.flush();
+    const auto seconds = [&](const std::string& name) {
+        for (const auto& e : profile.entries())
+            if (e.name == name) return e.total_seconds;
+        FAIL("no phase " << name);
+        return 0.0;
+    };
+    CHECK(seconds("outer") >= 0.025);
+    CHECK(seconds("inner") >= 0.010);
+    CHECK(seconds("inner") < seconds("outer"));
+    CHECK(seconds("between phases") >= 0.010);
+    // The intervals tile the time from the first mark to the last: nothing counted twice.
+    CHECK(profile.total_seconds() <= elapsed);
+    CHECK(profile.total_seconds() >= 0.045);
+    // Flushing again adds nothing; marks after a flush continue from its last mark.
+    profile.flush();
+    CHECK(profile.total_seconds() <= elapsed);
+    // Moved, the profile keeps its entries.
+    PhaseProfile moved = std::move(profile);
+    CHECK(moved.entries().size() == 4);
 }
