@@ -77,10 +77,14 @@ struct Split {
 
 // The phases that wait for other ranks (an all-reduce inside) are not compute: a faster rank
 // waits there for the slowest.
-Split split_of(const PhaseProfile& profile, int steps) {
+// `before`: the entries at the start of the timed steps (subtracted).
+Split split_of(const PhaseProfile& profile, int steps, const std::vector<PhaseProfile::Entry>& before) {
     Split s;
     for (const auto& e : profile.entries()) {
-        const double per_step = e.total_seconds / steps;
+        double earlier = 0.0;
+        for (const auto& b : before)
+            if (b.name == e.name) earlier = b.total_seconds;
+        const double per_step = (e.total_seconds - earlier) / steps;
         if (e.name == "halo" || e.name == "ghost grids") s.halo += per_step;
         else if (e.name == "migrate") s.migration += per_step;
         else if (e.name == "balance" || e.name == "dt reduce" || e.name == "check") s.other += per_step;
@@ -177,9 +181,14 @@ int main(int argc, char** argv) {
                     sph::Solver profiled(backend, start.frame.params, solver.download(), solver.step_count(),
                                          solver.time(), {.profile = true, .profile_timing = timing},
                                          solver.download_previous(), same);
+                    // Untimed: a new solver's first steps open NCCL's connections to its peers
+                    // (tens of ms on 4 GPUs) and touch fresh memory.
+                    for (int i = 0; i < 3; ++i) profiled.step();
+                    profiled.profile().flush();
+                    const std::vector<PhaseProfile::Entry> before = profiled.profile().entries();
                     for (int i = 0; i < steps; ++i) profiled.step();
                     profiled.profile().flush();
-                    return split_of(profiled.profile(), steps);
+                    return split_of(profiled.profile(), steps, before);
                 };
                 const Split split = profile_copy(PhaseProfile::Timing::synchronised);
                 const Split timeline = profile_copy(PhaseProfile::Timing::timeline);
