@@ -287,7 +287,10 @@ PK_DEVICE_INLINE bool has_wall_normal(Vec3f normal) { return normal.x != 0.0f ||
 // kVelocity: the no-slip and free-slip velocities (mode), from the ghost node's velocity; without
 // it the walls' own (BoundaryVelocity::wall), and the pass sums the density's system alone.
 template <class Kernel, bool kVelocity> struct ModifiedDynamicBoundary {
-    static constexpr int kMinBlocksPerSM = 1;
+    // Few rows (the walls'), each a long chain of dependent loads: the pass is bound by latency,
+    // and four blocks of 256 per SM (64 registers; the compiler picks 96, two blocks) hold the
+    // walls of a 1M-particle scene in two waves instead of three (docs/PERFORMANCE.md).
+    static constexpr int kMinBlocksPerSM = 4;
     static constexpr bool kOneRank = true;  // mdbc
     const Vec4f* position_mass;  // records: the sign of the mass is the kind
     Vec4f* velocity_density;     // records

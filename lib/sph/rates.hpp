@@ -97,7 +97,10 @@ template <class Kernel, class Diffusion, class Extras, class Walls> struct Rates
     // 5 blocks of 256 per SM (at most 48 registers) measured 10% faster than 4 (64 registers)
     // and 4 7% faster than the 80 the compiler picks (docs/PERFORMANCE.md): the pass is
     // issue- and latency-bound, and more warps hide the neighbour loads. 6 (40 registers) spills.
-    static constexpr int kMinBlocksPerSM = 5;
+    // With mdbc's virtual layers the pair body holds the wall's state too: at 48 registers it
+    // spilled about 940 B per thread (ptxas, sm_90), at 64 500 B, at 80 (3 blocks) 180 B, near
+    // the 116 B of the pass without them.
+    static constexpr int kMinBlocksPerSM = Walls::enabled ? 3 : 5;
     static constexpr bool kOneRank = Walls::enabled;  // mdbc's virtual layers
     const Vec4f* position_mass;
     const Vec4f* velocity_density;
