@@ -178,8 +178,6 @@ std::size_t TrackedMemory::live() const {
     return blocks_.size();
 }
 
-namespace {
-// Every frame of `path`, or the text of the FormatError or IoError that ended the reading.
 std::pair<std::vector<Frame>, std::string> read_outcome(const std::string& path, std::shared_ptr<ColumnMemory> memory) {
     std::vector<Frame> frames;
     try {
@@ -192,7 +190,6 @@ std::pair<std::vector<Frame>, std::string> read_outcome(const std::string& path,
         return {{}, e.what()};
     }
 }
-}  // namespace
 
 std::string read_both_ways(const std::string& path, std::vector<Frame>* frames) {
     const auto plain = read_outcome(path, nullptr);

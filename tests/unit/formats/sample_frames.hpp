@@ -2,6 +2,7 @@
 #pragma once
 
 #include <filesystem>
+#include <memory>
 #include <mutex>
 #include <string_view>
 #include <utility>
@@ -54,6 +55,9 @@ private:
     std::size_t handed_out_ = 0;
 };
 
+// Every frame of `path` read with open_reader(path, memory), or the text of the FormatError or
+// IoError that ended the reading.
+std::pair<std::vector<Frame>, std::string> read_outcome(const std::string& path, std::shared_ptr<ColumnMemory> memory);
 // Reads every frame of `path` twice, with open_reader(path) and with open_reader(path, memory)
 // for a TrackedMemory, and requires the same outcome: the same frames bit for bit (the wanted
 // columns in the memory), or the same FormatError or IoError; and every block given back.
