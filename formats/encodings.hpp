@@ -10,11 +10,11 @@
 namespace partikel::fmt {
 
 // HDF5 / openPMD (formats/openpmd/). `path` may hold %T (fileBased iteration encoding).
-std::unique_ptr<FrameReader> make_hdf5_reader(const std::string& path);
+std::unique_ptr<FrameReader> make_hdf5_reader(const std::string& path, std::shared_ptr<ColumnMemory> memory = {});
 std::unique_ptr<FrameWriter> make_hdf5_writer(const std::string& path, const WriterOptions& options);
 
 // Text and export encodings (formats/text/). Writers take a name that may hold %T.
-std::unique_ptr<FrameReader> make_csv_reader(std::unique_ptr<InputStream> in);
+std::unique_ptr<FrameReader> make_csv_reader(std::unique_ptr<InputStream> in, std::shared_ptr<ColumnMemory> memory = {});
 std::unique_ptr<FrameWriter> make_csv_writer(const std::string& path, const WriterOptions& options);
 std::unique_ptr<FrameWriter> make_vtk_writer(const std::string& path);
 std::unique_ptr<FrameWriter> make_ply_writer(const std::string& path);

@@ -81,15 +81,19 @@ std::size_t checked_bytes(std::uint64_t count, std::uint32_t components, ScalarT
 
 }  // namespace
 
-Column::Column(std::string name, ScalarType type, std::uint32_t components, std::uint64_t count, Unit unit)
-    : name_(std::move(name)), type_(type), components_(components), count_(count), unit_(unit) {
+Column::Column(std::string name, ScalarType type, std::uint32_t components, std::uint64_t count, Unit unit,
+               std::shared_ptr<ColumnMemory> memory)
+    : name_(std::move(name)), type_(type), components_(components), count_(count), unit_(unit),
+      bytes_(ColumnAllocator<std::byte>(std::move(memory))) {
     check_name(name_, "column");
     bytes_.resize(checked_bytes(count, components, type));
     if (!bytes_.empty()) std::memset(bytes_.data(), 0, bytes_.size());
 }
 
-Column Column::uninitialized(std::string name, ScalarType type, std::uint32_t components, std::uint64_t count, Unit unit) {
+Column Column::uninitialized(std::string name, ScalarType type, std::uint32_t components, std::uint64_t count, Unit unit,
+                             std::shared_ptr<ColumnMemory> memory) {
     Column c;
+    c.bytes_ = decltype(c.bytes_)(ColumnAllocator<std::byte>(std::move(memory)));
     c.name_ = std::move(name);
     check_name(c.name_, "column");
     c.type_ = type;

@@ -78,6 +78,62 @@ template <class T> struct DefaultInitAllocator : std::allocator<T> {
     }
 };
 
+// Memory that a caller provides for the values of columns (open_reader's `memory`): a reader
+// decodes each column it wants straight into it, with no copy on the host afterwards. formats
+// never sees a device; a program hands it page-locked memory (run/pinned_columns.hpp), so that
+// the columns it uploads to a GPU travel by DMA at the bus's speed. Used from several threads
+// (columns are made on a reader's thread and freed on another): implementations lock.
+class ColumnMemory {
+public:
+    virtual ~ColumnMemory() = default;
+    // Whether column `column` of group `group` goes into this memory (the others: the heap).
+    virtual bool wants(std::string_view group, std::string_view column) const = 0;
+    // At least `bytes` (> 0) bytes; throws (OutOfMemoryError) when there are none.
+    virtual std::byte* allocate(std::size_t bytes) = 0;
+    // Gives back what allocate(bytes) returned.
+    virtual void deallocate(std::byte* pointer, std::size_t bytes) noexcept = 0;
+};
+
+// `memory` when it wants column `column` of group `group`, else none (the heap).
+inline std::shared_ptr<ColumnMemory> memory_for(const std::shared_ptr<ColumnMemory>& memory, std::string_view group,
+                                                std::string_view column) {
+    return memory && memory->wants(group, column) ? memory : nullptr;
+}
+
+// A column's allocator: from its ColumnMemory when it has one, else the heap; values left
+// unset, as DefaultInitAllocator leaves them. A copy of a column lives on the heap (the
+// provided memory holds what a reader made), a moved column keeps its memory.
+template <class T> class ColumnAllocator {
+public:
+    using value_type = T;
+    using propagate_on_container_copy_assignment = std::false_type;
+    using propagate_on_container_move_assignment = std::true_type;
+    using propagate_on_container_swap = std::true_type;
+
+    ColumnAllocator() = default;
+    explicit ColumnAllocator(std::shared_ptr<ColumnMemory> memory) : memory_(std::move(memory)) {}
+    template <class U> ColumnAllocator(const ColumnAllocator<U>& other) : memory_(other.memory()) {}
+
+    T* allocate(std::size_t n) {
+        if (!memory_) return std::allocator<T>{}.allocate(n);
+        return reinterpret_cast<T*>(memory_->allocate(n * sizeof(T)));
+    }
+    void deallocate(T* p, std::size_t n) noexcept {
+        if (!memory_) return std::allocator<T>{}.deallocate(p, n);
+        memory_->deallocate(reinterpret_cast<std::byte*>(p), n * sizeof(T));
+    }
+    template <class U> void construct(U* p) noexcept { ::new (static_cast<void*>(p)) U; }
+    template <class U, class... Args> void construct(U* p, Args&&... args) {
+        ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+    }
+    ColumnAllocator select_on_container_copy_construction() const { return {}; }
+    const std::shared_ptr<ColumnMemory>& memory() const { return memory_; }
+    template <class U> bool operator==(const ColumnAllocator<U>& other) const { return memory_ == other.memory(); }
+
+private:
+    std::shared_ptr<ColumnMemory> memory_;
+};
+
 namespace detail {
 
 // Where each named item (a group's columns, a frame's groups) sits in its vector, so that finding
@@ -143,11 +199,12 @@ private:
 class Column {
 public:
     Column() = default;
-    // A zero-filled column.
-    Column(std::string name, ScalarType type, std::uint32_t components, std::uint64_t count, Unit unit = {});
+    // A zero-filled column; its values in `memory` when given (else the heap).
+    Column(std::string name, ScalarType type, std::uint32_t components, std::uint64_t count, Unit unit = {},
+           std::shared_ptr<ColumnMemory> memory = {});
     // A column whose values are left unset, for readers that overwrite every byte.
     static Column uninitialized(std::string name, ScalarType type, std::uint32_t components, std::uint64_t count,
-                                Unit unit = {});
+                                Unit unit = {}, std::shared_ptr<ColumnMemory> memory = {});
 
     const std::string& name() const { return name_; }
     void rename(std::string name) { name_ = std::move(name); }
@@ -185,7 +242,7 @@ private:
     std::uint32_t components_ = 1;
     std::uint64_t count_ = 0;
     Unit unit_{};
-    std::vector<std::byte, DefaultInitAllocator<std::byte>> bytes_;
+    std::vector<std::byte, ColumnAllocator<std::byte>> bytes_;
 };
 
 class Group {

@@ -78,25 +78,25 @@ std::string extension_of(const std::string& path) {
 
 namespace {
 
-std::unique_ptr<FrameReader> open_encoding_reader(const std::string& path) {
+std::unique_ptr<FrameReader> open_encoding_reader(const std::string& path, const std::shared_ptr<ColumnMemory>& memory) {
     // A fileBased openPMD series is named by its pattern; there is no single file to sniff.
-    if (path != "-" && path.find("%T") != std::string::npos) return make_hdf5_reader(path);
+    if (path != "-" && path.find("%T") != std::string::npos) return make_hdf5_reader(path, memory);
     auto in = InputStream::open(path);
     unsigned char head[8] = {};
     if (in->is_regular_file() && in->size() == 0) throw FormatError(in->name() + ": empty file, not particle data");
     const std::size_t n = in->peek(head, sizeof head);
-    if (n == 8 && std::equal(stream_magic.begin(), stream_magic.end(), head)) return make_stream_reader(std::move(in));
+    if (n == 8 && std::equal(stream_magic.begin(), stream_magic.end(), head)) return make_stream_reader(std::move(in), memory);
     if (n == 8 && std::equal(hdf5_magic.begin(), hdf5_magic.end(), head)) {
         if (!in->is_regular_file()) throw UsageError(in->name() + ": HDF5 needs a file, not a pipe");
-        return make_hdf5_reader(path);
+        return make_hdf5_reader(path, memory);
     }
     const std::string ext = extension_of(path);
-    if (ext == "csv" || ext == "txt") return make_csv_reader(std::move(in));
+    if (ext == "csv" || ext == "txt") return make_csv_reader(std::move(in), memory);
     if (n == 0) throw FormatError(in->name() + ": empty input, not a particle stream");
     // Text that starts like a CSV header or comment is read as CSV when the name says nothing.
     if (path == "-" || ext.empty()) {
         const bool texty = std::all_of(head, head + n, [](unsigned char c) { return c == '\t' || c == '\n' || c == '\r' || (c >= 0x20 && c < 0x7F); });
-        if (texty) return make_csv_reader(std::move(in));
+        if (texty) return make_csv_reader(std::move(in), memory);
     }
     if (n < 8 && head[0] == stream_magic[0])
         throw FormatError(in->name() + ": truncated in preamble (at byte " + std::to_string(n) + ")");
@@ -131,8 +131,8 @@ private:
 
 // Every reader restores held groups (held.hpp), so that every frame is complete, and checks
 // what every frame must hold (check_frame).
-std::unique_ptr<FrameReader> open_reader(const std::string& path) {
-    return std::make_unique<CheckedReader>(restore_held_groups(open_encoding_reader(path)));
+std::unique_ptr<FrameReader> open_reader(const std::string& path, std::shared_ptr<ColumnMemory> memory) {
+    return std::make_unique<CheckedReader>(restore_held_groups(open_encoding_reader(path, memory)));
 }
 
 std::unique_ptr<FrameWriter> open_writer(const std::string& path, const WriterOptions& options,

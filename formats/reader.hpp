@@ -64,8 +64,10 @@ public:
     virtual const std::string& name() const = 0;
 };
 
-// "-" is stdin. Detects the encoding from the first bytes.
-std::unique_ptr<FrameReader> open_reader(const std::string& path);
+// "-" is stdin. Detects the encoding from the first bytes. With `memory`, every column it
+// wants (ColumnMemory::wants, frame.hpp) is decoded straight into it (a held group restored
+// from an earlier frame is a copy on the heap); the frames are the same either way.
+std::unique_ptr<FrameReader> open_reader(const std::string& path, std::shared_ptr<ColumnMemory> memory = {});
 // "-" is stdout (the stream format, or the `encoding` given). Otherwise by `encoding` if
 // given, else by extension.
 std::unique_ptr<FrameWriter> open_writer(const std::string& path, const WriterOptions& options = {},

@@ -11,7 +11,10 @@
 # (part render) bench_render's 64M-particle 1920 x 1080 fluid frame sort-last across 1, 2, 4
 # GPUs and a 100-frame sequence rendered by splat-render frame-parallel on 1 and 4 GPUs, once
 # per EXR codec (--sequence-compression: zip, the default, is the host's zlib work; none shows
-# the GPUs' pace) and per set of planes (--sequence-passes: all, or rgba, splat-render --passes)
+# the GPUs' pace) and per set of planes (--sequence-passes: all, or rgba, splat-render --passes);
+# the sort-last frame once per host memory of the shares (--render-host-memory: pinned, the
+# default of bench_render and splat-render, and pageable for comparison), and the sequence once
+# more on 4 GPUs with --profile (every rank's phases, host ones included, in render.txt)
 # (docs/RENDER.md, "Across GPUs"). Logs under $OUT (machine.txt, configure/build logs,
 # gpu-tests.log, mpi-tests.log, bench.txt, dist.jsonl, table.txt, nbody.txt, nbody.jsonl, nbody-table.txt,
 # pic.txt, pic.jsonl, pic-table.txt, render.txt, render.jsonl, render-table.txt); the tables
@@ -22,6 +25,7 @@
 #                              [--nbody-direct 1048576] [--nbody-steps N] [--pic-sizes 1e7]
 #                              [--pic-turns 20] [--render-sizes 64e6] [--sequence-dx 0.002]
 #                              [--sequence-compression zip,none] [--sequence-passes all,rgba]
+#                              [--render-host-memory pinned,pageable]
 #                              [--tests-regex R] [--jobs N] [--no-build]
 #
 # Each part fits one 10-minute call on a warm machine (the build stays between calls): e.g.
@@ -46,6 +50,7 @@ render_sizes=64e6
 sequence_dx=0.002
 sequence_compression=zip,none
 sequence_passes=all
+render_host_memory=pinned,pageable
 jobs=$(nproc)
 tests_regex=.
 build_it=1
@@ -64,6 +69,7 @@ while [ $# -gt 0 ]; do
     --sequence-dx) sequence_dx=$2; shift ;;
     --sequence-compression) sequence_compression=$2; shift ;;
     --sequence-passes) sequence_passes=$2; shift ;;
+    --render-host-memory) render_host_memory=$2; shift ;;
     --tests-regex) tests_regex=$2; shift ;;  # the mpi tests (ctest -R) part tests runs
     --jobs) jobs=$2; shift ;;
     --no-build) build_it=0 ;;
@@ -220,10 +226,12 @@ fi
 # frame-parallel on 1 and 4 GPUs (splat-render under mpirun, encoding included).
 if has render; then
   echo "== render: $render_sizes particles at 1920 x 1080 sort-last on 1, 2, 4 GPUs"
+  for memory in ${render_host_memory//,/ }; do
   for np in 1 2 4; do
-    echo "-- $np ranks: bench_render --ranks" >> "$OUT/render.txt"
+    echo "-- $np ranks: bench_render --ranks --host-memory $memory" >> "$OUT/render.txt"
     mpi "$np" "$build/bench/bench_render" --device cuda --ranks --sizes "$render_sizes" --repeats 3 \
-      --json "$OUT/render.jsonl" >> "$OUT/render.txt" 2>&1 || { status=1; tail -5 "$OUT/render.txt"; }
+      --host-memory "$memory" --json "$OUT/render.jsonl" >> "$OUT/render.txt" 2>&1 || { status=1; tail -5 "$OUT/render.txt"; }
+  done
   done
   seq=$build/render-sequence
   rm -rf "$seq" && mkdir -p "$seq"
@@ -251,6 +259,12 @@ if has render; then
       done
     done
     done
+    # Where a rank's frame time goes on 4 GPUs: every rank's phase table (upload, download, the
+    # wait for a free encoder slot, the overlapped encoding).
+    echo "-- 4 ranks, frame-parallel, zip, --profile" >> "$OUT/render.txt"
+    rm -rf "$seq/p4" && mkdir -p "$seq/p4"
+    mpi 4 "$build/bin/splat-render" --device cuda -q --profile -i "$seq/frames.pks" --split frames -o "$seq/p4/%04d.exr" \
+      --size 1920x1080 --compression zip >> "$OUT/render.txt" 2>&1 || { status=1; tail -5 "$OUT/render.txt"; }
   else
     status=1; tail -5 "$OUT/render.txt"
   fi
@@ -263,13 +277,17 @@ try:
 except FileNotFoundError:
     pass
 frames = [r for r in rows if r.get("bench") == "render_ranks"]
-one = {r["fluid"]: r["frame_seconds"] for r in frames if r["ranks"] == 1}
-print("one frame sort-last:  fluid  walls ranks transport  ms/frame speed-up composite_ms  halo%")
+def memory(r):  # the shares' host memory (older lines: pageable)
+    return r.get("host_memory", "pageable")
+one = {(r["fluid"], memory(r)): r["frame_seconds"] for r in frames if r["ranks"] == 1}
+print("one frame sort-last:  fluid  walls ranks transport memory    ms/frame speed-up composite_ms upload_ms  halo%")
 for r in frames:
-    t1 = one.get(r["fluid"])
+    t1 = one.get((r["fluid"], memory(r)))
     up = f"{t1 / r['frame_seconds']:6.2f}x" if t1 else "      -"
-    print(f"{r['fluid']/1e6:26.1f}M {r['walls']/1e6:5.1f}M {r['ranks']:5d} {r['transport']:10s}{1e3 * r['frame_seconds']:9.1f}"
-          f"  {up}{1e3 * r['composite_seconds']:13.1f} {100 * r['halo'] / max(r['fluid'], 1):6.1f}")
+    upload = r.get("phases", {}).get("upload", {}).get("seconds")
+    upload = f"{1e3 * upload:10.1f}" if upload is not None else "         -"
+    print(f"{r['fluid']/1e6:26.1f}M {r['walls']/1e6:5.1f}M {r['ranks']:5d} {r['transport']:10s}{memory(r):9s}"
+          f"{1e3 * r['frame_seconds']:9.1f}  {up}{1e3 * r['composite_seconds']:13.1f}{upload} {100 * r['halo'] / max(r['fluid'], 1):6.1f}")
 seqs = [r for r in rows if r.get("bench") == "render_sequence"]
 def rate(r):  # frames per second without the fixed costs where measured, else wall clock
     return r.get("steady_fps") or r["fps"]

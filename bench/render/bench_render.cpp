@@ -16,10 +16,14 @@
 // at each size of --sizes: every rank makes the whole frame, keeps its slab of the particles with
 // the anisotropy's halo (render/io/frame_particles.hpp, split_by_slabs) and renders it; the
 // images are composited on the device. Reported: the slowest rank's wall time per frame (median
-// of --repeats, compositing included), the composite phase apart, and the halo's share.
+// of --repeats, compositing included), the composite phase apart, and the halo's share. The
+// share lies in page-locked host memory, as splat-render keeps it (run/pinned_columns.hpp), so
+// that the upload is one DMA copy; --host-memory pageable keeps it on the heap instead, for
+// comparison.
 //
 //   bench_render --device cuda --json render.jsonl
 //   mpirun -np 4 bench_render --device cuda --ranks --sizes 64e6 --json render.jsonl
+//   mpirun -np 4 bench_render --device cuda --ranks --sizes 64e6 --host-memory pageable
 //   bench_render --device cpu --sizes 2e5 --size 640x360      (a quick look on a CPU)
 #include <OpenEXR/ImfThreading.h>
 
@@ -43,6 +47,7 @@
 #include "render/io/frame_particles.hpp"
 #include "render/io/image_output.hpp"
 #include "render/renderer.hpp"
+#include "run/pinned_columns.hpp"
 #include "sph/io/scenes.hpp"
 
 using namespace partikel;
@@ -92,7 +97,7 @@ Frame make_frame(double particles) {
 
 // One frame per size across `ranks` (above).
 void across_ranks(const Backend& backend, const dist::Communicator& ranks, const std::vector<double>& sizes, int width,
-                  int height, int flow_steps, int repeats, std::ofstream& json) {
+                  int height, int flow_steps, int repeats, bool pinned, std::ofstream& json) {
     if (ranks.root())
         std::printf("# %s on %s, commit %s\n", ranks.describe().c_str(), backend.describe().c_str(), PARTIKEL_GIT_COMMIT);
     for (const double n : sizes) {
@@ -106,7 +111,8 @@ void across_ranks(const Backend& backend, const dist::Communicator& ranks, const
         const render::FrameInput all{.particles = {.position = frame.fluid}, .opaque = {.position = frame.walls}};
         // The halo as splat-render sends it: the anisotropy's support, 2h (none on one rank).
         const float halo_m = ranks.size() > 1 ? 2.0f * frame.h_m * 1.001f : 0.0f;
-        const fmt::Frame share = render::io::slab_share(all, ranks.size(), ranks.rank(), halo_m);
+        const auto memory = pinned ? std::make_shared<run::PinnedColumns>(backend) : nullptr;
+        const fmt::Frame share = render::io::slab_share(all, ranks.size(), ranks.rank(), halo_m, memory);
         const render::FrameInput input = render::io::share_input(share);
         std::size_t halo = 0;
         for (const std::uint8_t h : input.particles.halo) halo += h;
@@ -134,16 +140,17 @@ void across_ranks(const Backend& backend, const dist::Communicator& ranks, const
         std::uint64_t halo_total = 0;
         for (const auto h : halos) halo_total += h;
         if (!ranks.root()) continue;
-        std::printf("\n%zu fluid + %zu wall particles across %d ranks (%s), %dx%d, %d flow steps: %.3f ms per frame "
-                    "(slowest rank, wall), composite %.3f ms; halo %.1f%% of the fluid\n%s",
+        std::printf("\n%zu fluid + %zu wall particles across %d ranks (%s), %dx%d, %d flow steps, %s host memory: "
+                    "%.3f ms per frame (slowest rank, wall), composite %.3f ms; halo %.1f%% of the fluid\n%s",
                     frame.fluid.size(), frame.walls.size(), ranks.size(), std::string(ranks.transport()).c_str(), width,
-                    height, flow_steps, 1e3 * frame_s, 1e3 * composite_s,
+                    height, flow_steps, pinned ? "pinned" : "pageable", 1e3 * frame_s, 1e3 * composite_s,
                     100.0 * double(halo_total) / double(std::max<std::size_t>(frame.fluid.size(), 1)),
                     renderer.profile().report().c_str());
         if (json)
             json << "{\"bench\":\"render_ranks\",\"commit\":\"" << PARTIKEL_GIT_COMMIT << "\",\"device\":"
                  << json_quote(backend.describe()) << ",\"ranks\":" << ranks.size() << ",\"transport\":"
-                 << json_quote(std::string(ranks.transport())) << ",\"fluid\":" << frame.fluid.size()
+                 << json_quote(std::string(ranks.transport())) << ",\"host_memory\":\""
+                 << (pinned ? "pinned" : "pageable") << "\",\"fluid\":" << frame.fluid.size()
                  << ",\"walls\":" << frame.walls.size() << ",\"halo\":" << halo_total << ",\"width\":" << width
                  << ",\"height\":" << height << ",\"flow_steps\":" << flow_steps << ",\"frame_seconds\":" << frame_s
                  << ",\"composite_seconds\":" << composite_s << ",\"phases\":" << renderer.profile().report_json()
@@ -167,6 +174,11 @@ int main(int argc, char** argv) {
     tool.app().add_flag("!--no-encode", encode, "Skip the OpenEXR encoding");
     bool across = false;
     tool.app().add_flag("--ranks", across, "Only one frame per size sort-last across ranks (implied under mpirun)");
+    std::string host_memory = "pinned";
+    tool.app()
+        .add_option("--host-memory", host_memory, "--ranks: each rank's share in pinned (page-locked) or pageable memory")
+        ->check(CLI::IsMember({"pinned", "pageable"}))
+        ->capture_default_str();
     return tool.run(argc, argv, [&]() {
         const dist::Communicator ranks = dist::Communicator::world();
         Backend backend = tool.open_backend(ranks.local_rank(), ranks.local_size());
@@ -175,7 +187,7 @@ int main(int argc, char** argv) {
         std::ofstream json;
         if (ranks.root() && !tool.json_path().empty()) json.open(tool.json_path(), std::ios::app);
         if (across || ranks.size() > 1) {
-            across_ranks(backend, ranks, sizes, width, height, flow_steps, repeats, json);
+            across_ranks(backend, ranks, sizes, width, height, flow_steps, repeats, host_memory == "pinned", json);
             return 0;
         }
         std::printf("# %s, commit %s\n", backend.describe().c_str(), PARTIKEL_GIT_COMMIT);

@@ -82,7 +82,7 @@ class Hdf5Reader final : public FrameReader {
     }
 
 public:
-    explicit Hdf5Reader(const std::string& path) : name_(path) {
+    Hdf5Reader(const std::string& path, std::shared_ptr<ColumnMemory> memory) : name_(path), memory_(std::move(memory)) {
         h5::silence_errors();
         h5::ensure_zstd_filter();
         if (path.find("%T") != std::string::npos) {
@@ -361,7 +361,8 @@ private:
             // differ (x in mm, y in m) are read as f64 and converted to SI one by one.
             if (mixed_units) type = ScalarType::f64;
             const auto unit = record_unit(sg, r.name, mixed_units ? 1.0 : r.components.front().unit_si, where);
-            Column& column = group.add_column(r.name, type, static_cast<std::uint32_t>(r.components.size()), unit);
+            Column& column = group.add_column(Column(r.name, type, static_cast<std::uint32_t>(r.components.size()), count,
+                                                     unit, memory_for(memory_, species, r.name)));
             for (std::uint32_t k = 0; k < r.components.size(); ++k) {
                 fill_component(sg, r.components[k], column, k, where);
                 if (!mixed_units) continue;
@@ -405,6 +406,7 @@ private:
     }
 
     std::string name_;
+    std::shared_ptr<ColumnMemory> memory_;  // where wanted columns are read (reader.hpp)
     std::string particles_path_ = "particles/";
     std::map<std::string, Id> files_;
     std::vector<Iteration> iterations_;
@@ -414,6 +416,8 @@ private:
 
 }  // namespace
 
-std::unique_ptr<FrameReader> make_hdf5_reader(const std::string& path) { return std::make_unique<Hdf5Reader>(path); }
+std::unique_ptr<FrameReader> make_hdf5_reader(const std::string& path, std::shared_ptr<ColumnMemory> memory) {
+    return std::make_unique<Hdf5Reader>(path, std::move(memory));
+}
 
 }  // namespace partikel::fmt

@@ -27,7 +27,8 @@ inline constexpr std::uint64_t max_target_block_raw = 4u << 20;
 inline constexpr std::uint64_t blocks_per_frame_target = 64;
 
 std::unique_ptr<FrameWriter> make_stream_writer(std::unique_ptr<OutputStream> out, const WriterOptions& options);
-std::unique_ptr<FrameReader> make_stream_reader(std::unique_ptr<InputStream> in);
+std::unique_ptr<FrameReader> make_stream_reader(std::unique_ptr<InputStream> in,
+                                                std::shared_ptr<ColumnMemory> memory = {});
 
 // Total column bytes a single frame may declare before the reader refuses to allocate it
 // (SPEC.md §2.9): the machine's physical memory.

@@ -54,8 +54,8 @@ struct BlockRead {
 
 class StreamReader final : public FrameReader {
 public:
-    explicit StreamReader(std::unique_ptr<InputStream> in)
-        : in_(std::move(in)), threads_(omp_get_max_threads()) {
+    StreamReader(std::unique_ptr<InputStream> in, std::shared_ptr<ColumnMemory> memory)
+        : in_(std::move(in)), memory_(std::move(memory)), threads_(omp_get_max_threads()) {
         read_member_start();
         data_start_ = in_->position();
         load_index();
@@ -310,7 +310,8 @@ private:
             group.resize(groups[g].count);
             // Every byte is overwritten by the blocks, or the read fails and the frame is dropped.
             for (auto& col : groups[g].columns)
-                group.add_column(Column::uninitialized(col.name, col.type, col.components, groups[g].count, col.unit));
+                group.add_column(Column::uninitialized(col.name, col.type, col.components, groups[g].count, col.unit,
+                                                       memory_for(memory_, group.name(), col.name)));
         }
         // Columns no longer move: take pointers into them.
         for (std::size_t g = 0; g < groups.size(); ++g) {
@@ -586,6 +587,7 @@ private:
     };
 
     std::unique_ptr<InputStream> in_;
+    std::shared_ptr<ColumnMemory> memory_;  // where wanted columns are decoded (reader.hpp)
     int threads_;
     std::uint64_t limit_ = stream_frame_byte_limit();
     std::uint64_t frame_ = 0;           // frames read, over all concatenated streams
@@ -613,8 +615,8 @@ public:
 
 }  // namespace
 
-std::unique_ptr<FrameReader> make_stream_reader(std::unique_ptr<InputStream> in) {
-    return std::make_unique<StreamReader>(std::move(in));
+std::unique_ptr<FrameReader> make_stream_reader(std::unique_ptr<InputStream> in, std::shared_ptr<ColumnMemory> memory) {
+    return std::make_unique<StreamReader>(std::move(in), std::move(memory));
 }
 
 }  // namespace partikel::fmt

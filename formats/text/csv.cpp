@@ -192,7 +192,8 @@ std::vector<CsvColumn> group_fields(const std::vector<Field>& fields) {
 
 class CsvReader final : public FrameReader {
 public:
-    explicit CsvReader(std::unique_ptr<InputStream> in) : in_(std::move(in)) {}
+    CsvReader(std::unique_ptr<InputStream> in, std::shared_ptr<ColumnMemory> memory)
+        : in_(std::move(in)), memory_(std::move(memory)) {}
 
     std::optional<Frame> next() override {
         if (done_) return std::nullopt;
@@ -265,7 +266,8 @@ private:
             if (known && known->components == c.components) unit = known->unit;
             if (auto u = units.find(c.name); u != units.end()) unit = u->second;
             if (group.find(c.name)) fail(header_line, "column \"" + c.name + "\" appears twice");
-            Column& column = group.add_column(c.name, type, c.components, unit);
+            Column& column =
+                group.add_column(Column(c.name, type, c.components, group.count(), unit, memory_for(memory_, group.name(), c.name)));
             const std::size_t w = scalar_size(type);
             for (std::size_t r = 0; r < rows.size(); ++r)
                 for (std::uint32_t k = 0; k < c.components; ++k) {
@@ -323,12 +325,15 @@ private:
     }
 
     std::unique_ptr<InputStream> in_;
+    std::shared_ptr<ColumnMemory> memory_;  // where wanted columns are parsed (reader.hpp)
     bool done_ = false;
 };
 
 }  // namespace
 
-std::unique_ptr<FrameReader> make_csv_reader(std::unique_ptr<InputStream> in) { return std::make_unique<CsvReader>(std::move(in)); }
+std::unique_ptr<FrameReader> make_csv_reader(std::unique_ptr<InputStream> in, std::shared_ptr<ColumnMemory> memory) {
+    return std::make_unique<CsvReader>(std::move(in), std::move(memory));
+}
 std::unique_ptr<FrameWriter> make_csv_writer(const std::string& path, const WriterOptions& options) {
     return std::make_unique<CsvWriter>(path, options);
 }

@@ -55,19 +55,37 @@ void FrameParticles::append(Part& part, const fmt::Group& group, const ParticleS
     const std::uint64_t n = group.count();
     const bool f32 = position->type() == ScalarType::f32;
     const float* p32 = f32 ? position->values<float>().data() : nullptr;
+    const auto check_range = [&](std::uint64_t i, const Vec3f& p) {
+        if (std::fabs(p.x) > kMaxCoordinate || std::fabs(p.y) > kMaxCoordinate || std::fabs(p.z) > kMaxCoordinate)
+            throw FormatError(where(index, group) + ": particle " + std::to_string(i) + " at (" + format_g(p.x) + ", " +
+                              format_g(p.y) + ", " + format_g(p.z) +
+                              ") m lies beyond +-1e18 m, where squared distances overflow float");
+    };
+    // A second group: the first one's column becomes a copy after all.
+    if (part.groups == 1 && part.position.empty()) part.position.assign(part.borrowed.begin(), part.borrowed.end());
+    // The part's first group, f32 and all finite: its column itself (no copy).
+    ++part.groups;
+    bool borrow = f32 && part.groups == 1;
+    const Vec3f* xyz = reinterpret_cast<const Vec3f*>(p32);  // base/vec.hpp: three floats
+    for (std::uint64_t i = 0; i < n && borrow; ++i) {
+        const Vec3f p = xyz[i];
+        if (!std::isfinite(p.x) || !std::isfinite(p.y) || !std::isfinite(p.z)) borrow = false;
+        else check_range(i, p);
+    }
+    if (borrow) part.borrowed = {xyz, static_cast<std::size_t>(n)};
+    if (borrow && !radii && !colour) return;
     for (std::uint64_t i = 0; i < n; ++i) {
-        const Vec3f p = f32 ? Vec3f{p32[3 * i], p32[3 * i + 1], p32[3 * i + 2]}
+        const Vec3f p = f32 ? xyz[i]
                             : Vec3f{float(position->as_double(i, 0)), float(position->as_double(i, 1)),
                                     float(position->as_double(i, 2))};
         if (!std::isfinite(p.x) || !std::isfinite(p.y) || !std::isfinite(p.z)) {
             ++skipped_;
             continue;
         }
-        if (std::fabs(p.x) > kMaxCoordinate || std::fabs(p.y) > kMaxCoordinate || std::fabs(p.z) > kMaxCoordinate)
-            throw FormatError(where(index, group) + ": particle " + std::to_string(i) + " at (" + format_g(p.x) + ", " +
-                              format_g(p.y) + ", " + format_g(p.z) +
-                              ") m lies beyond +-1e18 m, where squared distances overflow float");
-        part.position.push_back(p);
+        if (!borrow) {
+            check_range(i, p);
+            part.position.push_back(p);
+        }
         if (radii) part.radius.push_back(float(radii->as_double(i)));
         if (colour) {
             float v = std::numeric_limits<float>::quiet_NaN();  // a group without the column: the low end
@@ -132,18 +150,25 @@ void FrameParticles::load(const fmt::Frame& frame, const ParticleSelection& sele
     }
 }
 
+bool FrameParticles::reads(const ParticleSelection& selection, std::string_view, std::string_view column) {
+    if (column == "position") return true;
+    if (selection.style == Style::fluid) return false;
+    return (!selection.radius.empty() && column == selection.radius) ||
+           (!selection.colour.empty() && column == parse_column(selection.colour).first);
+}
+
 FrameInput FrameParticles::input() const {
     FrameInput in;
-    in.particles = {particles_.position, particles_.radius, particles_.value};
-    in.opaque = {opaque_.position, opaque_.radius, opaque_.value};
+    in.particles = {particles_.positions(), particles_.radius, particles_.value};
+    in.opaque = {opaque_.positions(), opaque_.radius, opaque_.value};
     return in;
 }
 
 bool FrameParticles::bounds(Vec3f& lo, Vec3f& hi) const {
     bool any = false;
     for (const Part* part : {&particles_, &opaque_})
-        for (std::size_t i = 0; i < part->position.size(); ++i) {
-            const Vec3f p = part->position[i];
+        for (std::size_t i = 0; i < part->positions().size(); ++i) {
+            const Vec3f p = part->positions()[i];
             const float r = part->radius.empty() ? 0.0f : part->radius[i];
             if (!any) {
                 lo = hi = p;
@@ -199,32 +224,36 @@ SlabRows slab_rows(const FrameInput& all, int ranks, float halo_m, std::optional
     return out;
 }
 
-// The share of the rows `mine` (halo flags `halo`, written when halo_m > 0).
+// The share of the rows `mine` (halo flags `halo`, written when halo_m > 0), its columns in
+// `memory` (none: the heap); each is filled whole.
 fmt::Frame make_share(const FrameInput& all, const std::vector<std::uint32_t>& mine, const std::vector<std::uint8_t>& halo,
-                      float halo_m) {
+                      float halo_m, const std::shared_ptr<fmt::ColumnMemory>& memory) {
     const ParticleSpan& p = all.particles;
     fmt::Frame share;
+    const auto add = [&](fmt::Group& group, const char* name, ScalarType type, std::uint32_t components) -> fmt::Column& {
+        return group.add_column(fmt::Column::uninitialized(name, type, components, group.count(), {}, memory));
+    };
     fmt::Group& g = share.add_group("particles", mine.size());
     const auto gather = [&](const char* name, std::span<const float> values) {
         if (values.empty()) return;
-        const auto out = g.add_column(name, ScalarType::f32, 1).values<float>();
+        const auto out = add(g, name, ScalarType::f32, 1).values<float>();
         for (std::size_t k = 0; k < mine.size(); ++k) out[k] = values[mine[k]];
     };
-    const auto position = as_vec3(g.add_column("position", ScalarType::f32, 3).values<float>());
+    const auto position = as_vec3(add(g, "position", ScalarType::f32, 3).values<float>());
     for (std::size_t k = 0; k < mine.size(); ++k) position[k] = p.position[mine[k]];
     gather("radius", p.radius_m);
     gather("value", p.value);
     if (halo_m > 0.0f) {
-        const auto out = g.add_column("halo", ScalarType::u8, 1).values<std::uint8_t>();
+        const auto out = add(g, "halo", ScalarType::u8, 1).values<std::uint8_t>();
         std::copy(halo.begin(), halo.end(), out.begin());
     }
     fmt::Group& o = share.add_group("opaque", all.opaque.position.size());
     if (!all.opaque.position.empty()) {
-        const auto out = as_vec3(o.add_column("position", ScalarType::f32, 3).values<float>());
+        const auto out = as_vec3(add(o, "position", ScalarType::f32, 3).values<float>());
         std::copy(all.opaque.position.begin(), all.opaque.position.end(), out.begin());
     }
     if (!all.opaque.radius_m.empty()) {
-        const auto out = o.add_column("radius", ScalarType::f32, 1).values<float>();
+        const auto out = add(o, "radius", ScalarType::f32, 1).values<float>();
         std::copy(all.opaque.radius_m.begin(), all.opaque.radius_m.end(), out.begin());
     }
     return share;
@@ -235,15 +264,16 @@ std::vector<fmt::Frame> split_by_slabs(const FrameInput& all, int ranks, float h
     const SlabRows r = slab_rows(all, ranks, halo_m, std::nullopt);
     std::vector<fmt::Frame> shares;
     shares.reserve(static_cast<std::size_t>(ranks));
-    for (std::size_t k = 0; k < r.rows.size(); ++k) shares.push_back(make_share(all, r.rows[k], r.halo[k], halo_m));
+    for (std::size_t k = 0; k < r.rows.size(); ++k) shares.push_back(make_share(all, r.rows[k], r.halo[k], halo_m, nullptr));
     return shares;
 }
 
-fmt::Frame slab_share(const FrameInput& all, int ranks, int rank, float halo_m) {
+fmt::Frame slab_share(const FrameInput& all, int ranks, int rank, float halo_m,
+                      const std::shared_ptr<fmt::ColumnMemory>& memory) {
     if (rank < 0 || rank >= ranks)
         throw UsageError("slab_share: rank " + std::to_string(rank) + " of " + std::to_string(ranks));
     const SlabRows r = slab_rows(all, ranks, halo_m, rank);
-    return make_share(all, r.rows[std::size_t(rank)], r.halo[std::size_t(rank)], halo_m);
+    return make_share(all, r.rows[std::size_t(rank)], r.halo[std::size_t(rank)], halo_m, memory);
 }
 
 FrameInput share_input(const fmt::Frame& share) {

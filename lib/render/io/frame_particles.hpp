@@ -3,9 +3,11 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
-#include <vector>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/vec.hpp"
@@ -25,8 +27,12 @@ struct ParticleSelection {
     std::string radius;                      // points, spheres: a radius column (m); empty: none
 };
 
-// Host copies of one frame's particles, reused from frame to frame (no allocation once the
-// largest frame has been seen).
+// One frame's particles as the renderer takes them, reused from frame to frame (no allocation
+// once the largest frame has been seen). Where the drawn (or the opaque) particles are one
+// group's f32 positions, all finite, input() points into the frame's own column instead of a
+// copy: the renderer uploads them from where the reader decoded them (page-locked memory when
+// the reader was given it: render_stream, sequence.hpp). The frame then must outlive the use of
+// input() (until the next load()).
 class FrameParticles {
 public:
     // Reads `frame` (index: its place in the input, for messages). Particles whose position is
@@ -34,6 +40,9 @@ public:
     // position, or a named column that is missing, not numeric or of the wrong shape;
     // UsageError for a named group that is missing.
     void load(const fmt::Frame& frame, const ParticleSelection& selection, std::uint64_t index);
+    // Which columns load() reads of `selection`, for a reader's column memory (formats/frame.hpp,
+    // ColumnMemory::wants): positions, and the radius and colour columns when named.
+    static bool reads(const ParticleSelection& selection, std::string_view group, std::string_view column);
 
     FrameInput input() const;
     std::uint64_t skipped() const { return skipped_; }
@@ -42,12 +51,17 @@ public:
 
 private:
     struct Part {
-        std::vector<Vec3f> position;
+        std::vector<Vec3f> position;     // copied positions, or
+        std::span<const Vec3f> borrowed;  // one group's column (above)
         std::vector<float> radius, value;
+        int groups = 0;
+        std::span<const Vec3f> positions() const { return groups == 1 && position.empty() ? borrowed : std::span<const Vec3f>(position); }
         void clear() {
             position.clear();
+            borrowed = {};
             radius.clear();
             value.clear();
+            groups = 0;
         }
     };
     void append(Part& part, const fmt::Group& group, const ParticleSelection& selection, std::uint64_t index,
@@ -65,8 +79,10 @@ private:
 // anisotropy's support). Each share keeps the frame's order of its particles.
 std::vector<fmt::Frame> split_by_slabs(const FrameInput& all, int ranks, float halo_m);
 // Rank `rank`'s share alone, equal to split_by_slabs(all, ranks, halo_m)[rank]: what a rank
-// that read the whole frame itself keeps.
-fmt::Frame slab_share(const FrameInput& all, int ranks, int rank, float halo_m);
+// that read the whole frame itself keeps. Its columns in `memory` when given (page-locked, for
+// the upload: run/pinned_columns.hpp), else on the heap.
+fmt::Frame slab_share(const FrameInput& all, int ranks, int rank, float halo_m,
+                      const std::shared_ptr<fmt::ColumnMemory>& memory = {});
 // The renderer's input over a share made by split_by_slabs (spans into `share`).
 FrameInput share_input(const fmt::Frame& share);
 

@@ -23,6 +23,7 @@
 #include "formats/selection.hpp"
 #include "image/exr.hpp"
 #include "render/colormap.hpp"
+#include "run/pinned_columns.hpp"
 #include "run/start_frame.hpp"
 
 namespace partikel::render::io {
@@ -321,6 +322,15 @@ SequenceReport render_stream(const Backend& backend, const SequenceOptions& opti
                                                  : "-o " + pattern.text() + " names one file") +
                           ", but the input has " + frames + " frames: use a pattern with %d, e.g. frames/%04d.exr");
     };
+    // Page-locked host memory (run/pinned_columns.hpp) for what the renderer uploads, so that
+    // the upload is one DMA copy from where the particles were made: the columns the reader
+    // decodes that FrameParticles reads in place (a rank that renders whole frames), or each
+    // rank's share of a frame cut into slabs. Reused from frame to frame.
+    bool pin_reads = true;  // false once the frames are cut into slabs (their shares are pinned)
+    const auto pinned = std::make_shared<run::PinnedColumns>(
+        backend, [&pin_reads, &selection = options.selection](std::string_view group, std::string_view column) {
+            return pin_reads && FrameParticles::reads(selection, group, column);
+        });
     // The input. Rank 0 opens it and decides how the ranks share the work; where each rank
     // reads its own frames, the others open it too.
     std::unique_ptr<fmt::FrameReader> reader;
@@ -328,7 +338,7 @@ SequenceReport render_stream(const Backend& backend, const SequenceOptions& opti
     Sharing sharing = Sharing::one_rank;
     ranks.collectively([&] {
         if (!root) return;
-        reader = fmt::open_reader(options.input);
+        reader = fmt::open_reader(options.input, pinned);
         if (const auto count = reader->frame_count()) {
             std::uint64_t selected = 0;
             for (std::uint64_t i = 0; i < *count; ++i) selected += selection.contains(i);
@@ -350,10 +360,11 @@ SequenceReport render_stream(const Backend& backend, const SequenceOptions& opti
         ranks.bcast_value(sharing);
         if (sharing == Sharing::own_reads || sharing == Sharing::particles_own_reads)
             ranks.collectively([&] {
-                if (!root) reader = fmt::open_reader(options.input);
+                if (!root) reader = fmt::open_reader(options.input, pinned);
             });
     }
     const bool split_particles = sharing == Sharing::particles_own_reads || sharing == Sharing::particles_dealt;
+    pin_reads = !split_particles;  // before the first frame is read (the reading threads start below)
     if (options.preview && pattern.text() == "-")
         throw UsageError("--preview writes a PNG beside each image; -o - (standard output) has no place beside it");
     // Frames dealt by rank 0 travel on a communicator of their own (its reading thread sends).
@@ -603,7 +614,7 @@ SequenceReport render_stream(const Backend& backend, const SequenceOptions& opti
             }
             const float halo_m = settings.style == Style::fluid ? 2.0f * settings.smoothing_length_m * 1.001f : 0.0f;
             const fmt::Frame share =
-                every_rank_reads ? slab_share(particles.input(), ranks.size(), ranks.rank(), halo_m)
+                every_rank_reads ? slab_share(particles.input(), ranks.size(), ranks.rank(), halo_m, pinned)
                                  : run::scatter_frames(ranks, [&] { return split_by_slabs(particles.input(), ranks.size(), halo_m); });
             const FrameInput input = share_input(share);
             if (first) started(input, ranks);

@@ -1,5 +1,11 @@
 #include "sample_frames.hpp"
 
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
 #include <unistd.h>
 
 #include <cmath>
@@ -138,6 +144,70 @@ std::vector<unsigned char> read_bytes(const std::string& path) {
 void write_bytes(const std::string& path, const std::vector<unsigned char>& bytes) {
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+}
+
+bool TrackedMemory::wants(std::string_view, std::string_view column) const { return column != "id"; }
+
+std::byte* TrackedMemory::allocate(std::size_t bytes) {
+    auto* p = static_cast<std::byte*>(::operator new(bytes));
+    std::memset(p, 0xA5, bytes);
+    const std::lock_guard lock(mutex_);
+    blocks_.emplace_back(p, bytes);
+    ++handed_out_;
+    return p;
+}
+
+void TrackedMemory::deallocate(std::byte* pointer, std::size_t bytes) noexcept {
+    {
+        const std::lock_guard lock(mutex_);
+        const auto it = std::find(blocks_.begin(), blocks_.end(), std::pair{pointer, bytes});
+        if (it == blocks_.end()) std::abort();  // not ours, or not with the size it was given
+        blocks_.erase(it);
+    }
+    ::operator delete(pointer);
+}
+
+bool TrackedMemory::holds(const void* pointer) const {
+    const std::lock_guard lock(mutex_);
+    const auto* p = static_cast<const std::byte*>(pointer);
+    return std::any_of(blocks_.begin(), blocks_.end(), [&](const auto& b) { return p >= b.first && p < b.first + b.second; });
+}
+
+std::size_t TrackedMemory::live() const {
+    const std::lock_guard lock(mutex_);
+    return blocks_.size();
+}
+
+std::pair<std::vector<Frame>, std::string> read_outcome(const std::string& path, std::shared_ptr<ColumnMemory> memory) {
+    std::vector<Frame> frames;
+    try {
+        auto reader = open_reader(path, std::move(memory));
+        while (auto f = reader->next()) frames.push_back(std::move(*f));
+        return {std::move(frames), ""};
+    } catch (const FormatError& e) {
+        return {{}, e.what()};
+    } catch (const IoError& e) {
+        return {{}, e.what()};
+    }
+}
+
+std::string read_both_ways(const std::string& path, std::vector<Frame>* frames) {
+    const auto plain = read_outcome(path, nullptr);
+    const auto memory = std::make_shared<TrackedMemory>();
+    {
+        const auto provided = read_outcome(path, memory);
+        REQUIRE(provided.second == plain.second);
+        REQUIRE(provided.first.size() == plain.first.size());
+        for (std::size_t i = 0; i < plain.first.size(); ++i) {
+            REQUIRE(difference(provided.first[i], plain.first[i]) == "");
+            for (const Group& g : provided.first[i].groups())
+                for (const Column& c : g.columns())
+                    if (c.bytes() > 0) REQUIRE(memory->holds(c.raw().data()) == memory->wants(g.name(), c.name()));
+        }
+    }
+    REQUIRE(memory->live() == 0);  // every block came back, on the error path too
+    if (frames) *frames = plain.first;
+    return plain.second;
 }
 
 std::vector<Frame> read_all(const std::string& path) {

@@ -2,6 +2,10 @@
 #pragma once
 
 #include <filesystem>
+#include <memory>
+#include <mutex>
+#include <string_view>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -31,6 +35,34 @@ public:
 private:
     std::filesystem::path path_;
 };
+
+// Column memory for the readers' provided-memory path (frame.hpp, ColumnMemory): heap blocks,
+// each filled with a poison byte when handed out (a reader that left bytes unset reads back
+// different), counted, so that a test sees that every block came back. Wants every column but
+// those named "id" (which stay on the heap: frames then mix both).
+class TrackedMemory final : public ColumnMemory {
+public:
+    bool wants(std::string_view group, std::string_view column) const override;
+    std::byte* allocate(std::size_t bytes) override;
+    void deallocate(std::byte* pointer, std::size_t bytes) noexcept override;
+    bool holds(const void* pointer) const;  // whether `pointer` is in a live block
+    std::size_t live() const;                // blocks handed out and not given back
+    std::size_t handed_out() const { return handed_out_; }
+
+private:
+    mutable std::mutex mutex_;
+    std::vector<std::pair<std::byte*, std::size_t>> blocks_;
+    std::size_t handed_out_ = 0;
+};
+
+// Every frame of `path` read with open_reader(path, memory), or the text of the FormatError or
+// IoError that ended the reading.
+std::pair<std::vector<Frame>, std::string> read_outcome(const std::string& path, std::shared_ptr<ColumnMemory> memory);
+// Reads every frame of `path` twice, with open_reader(path) and with open_reader(path, memory)
+// for a TrackedMemory, and requires the same outcome: the same frames bit for bit (the wanted
+// columns in the memory), or the same FormatError or IoError; and every block given back.
+// Returns the error's text, or "" when the input was read.
+std::string read_both_ways(const std::string& path, std::vector<Frame>* frames = nullptr);
 
 std::vector<unsigned char> read_bytes(const std::string& path);
 // Every frame of a file (any encoding), and all frames into one file (encoding by name).

@@ -24,17 +24,10 @@ using namespace partikel::fmt::test;
 
 namespace {
 
-// Reads every frame; returns the FormatError message, or "" when the input was accepted.
-std::string read_error(const std::string& path) {
-    try {
-        auto reader = open_reader(path);
-        while (reader->next()) {
-        }
-        return {};
-    } catch (const FormatError& e) {
-        return e.what();
-    }
-}
+// Reads every frame, plainly and into provided column memory (sample_frames.hpp,
+// read_both_ways: the same outcome both ways); returns the error's message, or "" when the
+// input was accepted.
+std::string read_error(const std::string& path) { return read_both_ways(path); }
 
 std::vector<unsigned char> small_stream(const TempDir& dir) {
     Frame a = every_type_frame(7, 3);
@@ -292,24 +285,32 @@ TEST_CASE("errors name the frame, group and column of a damaged block") {
 namespace {
 
 // Reads `bytes` through a FIFO, so the reader sees a pipe: no file size to check lengths
-// against, no index, only its own limits.
+// against, no index, only its own limits; once plainly and once into provided memory (the
+// same outcome both ways, every block given back).
 std::string pipe_error(const TempDir& dir, const std::vector<unsigned char>& bytes) {
     const std::string path = dir.file("fifo.pks");
-    ::unlink(path.c_str());
-    REQUIRE(::mkfifo(path.c_str(), 0600) == 0);
-    std::thread writer([&] {
-        const int fd = ::open(path.c_str(), O_WRONLY);
-        if (fd < 0) return;
-        std::size_t done = 0;
-        while (done < bytes.size()) {
-            const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-            if (n <= 0) break;  // the reader gave up (EPIPE)
-            done += static_cast<std::size_t>(n);
-        }
-        ::close(fd);
-    });
-    std::string error = read_error(path);
-    writer.join();
+    const auto through_pipe = [&](std::shared_ptr<ColumnMemory> memory) {
+        ::unlink(path.c_str());
+        REQUIRE(::mkfifo(path.c_str(), 0600) == 0);
+        std::thread writer([&] {
+            const int fd = ::open(path.c_str(), O_WRONLY);
+            if (fd < 0) return;
+            std::size_t done = 0;
+            while (done < bytes.size()) {
+                const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+                if (n <= 0) break;  // the reader gave up (EPIPE)
+                done += static_cast<std::size_t>(n);
+            }
+            ::close(fd);
+        });
+        std::string error = read_outcome(path, std::move(memory)).second;
+        writer.join();
+        return error;
+    };
+    const std::string error = through_pipe(nullptr);
+    const auto memory = std::make_shared<TrackedMemory>();
+    CHECK(through_pipe(memory) == error);
+    CHECK(memory->live() == 0);
     return error;
 }
 
