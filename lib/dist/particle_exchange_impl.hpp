@@ -8,10 +8,13 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "base/error.hpp"
 #include "base/hd.hpp"
 #include "core/atomics.hpp"
+#include "core/cell_coord.hpp"
 #include "core/fields_impl.hpp"
 #include "core/reduce_ops.hpp"
 #include "dist/particle_exchange.hpp"
@@ -78,6 +81,54 @@ struct ListFlagged {
         const std::uint32_t first = start ? *start : 0u;
         if (k + 1 == n) *end = first + offsets[k] + flags[k];
         if (flags[k] && std::size_t(first) + offsets[k] < room) list[first + offsets[k]] = row_at(rows, k);
+    }
+};
+
+// The cells of some layers along one axis of a grid with linear cell numbering, entry j the
+// j-th of them in ascending cell id (so their rows follow in row order): the layers are `runs`
+// runs of consecutive layers, ascending and apart, `layers` in all; a layer has `inner` cells
+// along the faster axes (the axis' stride: 1, nx or nx ny) times those along the slower ones,
+// and the grid `dim` layers. (Cell ids fit 32 bits: frnn::grid_too_large.)
+struct LayerCells {
+    static constexpr int kMaxRuns = 4;
+    std::uint32_t first[kMaxRuns];   // a run's first layer
+    std::uint32_t before[kMaxRuns];  // the layers of the runs before it
+    int runs;
+    std::uint32_t layers, inner, dim;
+    PK_DEVICE_INLINE std::uint32_t cell(std::uint32_t j) const {
+        const std::uint32_t within = j % inner, k = j / inner, l = k % layers, outer = k / layers;
+        int r = 0;
+        while (r + 1 < runs && l >= before[r + 1]) ++r;
+        return within + inner * (first[r] + (l - before[r]) + dim * outer);
+    }
+};
+
+// Rows per layer cell (entry j < count), and a 0 after them for the scan's total.
+struct CountLayerRows {
+    LayerCells cells;
+    const std::uint32_t* cell_start;
+    std::uint32_t count;
+    std::uint32_t* rows;
+    PK_DEVICE_INLINE void operator()(std::size_t j) const {
+        if (j == count) {
+            rows[j] = 0;
+            return;
+        }
+        const std::uint32_t c = cells.cell(std::uint32_t(j));
+        rows[j] = cell_start[c + 1] - cell_start[c];
+    }
+};
+
+// The rows of layer cell j from list[offsets[j]] on (offsets: the scan of CountLayerRows).
+struct ListLayerRows {
+    LayerCells cells;
+    const std::uint32_t* cell_start;
+    const std::uint32_t* offsets;
+    std::uint32_t* list;
+    PK_DEVICE_INLINE void operator()(std::size_t j) const {
+        const std::uint32_t c = cells.cell(std::uint32_t(j));
+        std::uint32_t* out = list + offsets[j];
+        for (std::uint32_t row = cell_start[c], end = cell_start[c + 1]; row < end; ++row) *out++ = row;
     }
 };
 
@@ -343,6 +394,51 @@ inline float bits_float(std::uint64_t b) { return std::bit_cast<float>(std::uint
 }  // namespace detail
 
 template <class Exec>
+std::optional<std::size_t> ParticleExchange::list_cell_layers(const Exec& exec, const CellLayers& cells, std::size_t n,
+                                                              int axis, const std::vector<Extent>& wanted) {
+    // The layers of each wanted range (a range's rows lie in the layers of its ends: CellLayers),
+    // merged into ascending runs apart from one another.
+    const int dim = cells.dims[std::size_t(axis)];
+    auto layer = [&](float x) { return clamped_cell_coord(x, cells.origin, cells.inv_cell_size, dim); };
+    std::vector<std::pair<int, int>> spans;
+    for (const Extent& range : wanted)
+        if (!range.empty()) spans.emplace_back(layer(range.lo), layer(range.hi));
+    std::sort(spans.begin(), spans.end());
+    kernels::LayerCells layers{};
+    int last = -2;
+    for (const auto& [first, end] : spans) {
+        if (first <= last + 1) {
+            last = std::max(last, end);
+            continue;
+        }
+        if (layers.runs > 0) layers.layers += std::uint32_t(last) + 1 - layers.first[layers.runs - 1];
+        if (layers.runs == kernels::LayerCells::kMaxRuns) return std::nullopt;
+        layers.first[layers.runs] = std::uint32_t(first);
+        layers.before[layers.runs] = layers.layers;
+        ++layers.runs;
+        last = end;
+    }
+    if (layers.runs > 0) layers.layers += std::uint32_t(last) + 1 - layers.first[layers.runs - 1];
+    layers.dim = std::uint32_t(dim);
+    layers.inner = 1;
+    std::size_t per_layer = 1;
+    for (int a = 0; a < 3; ++a) {
+        if (a < axis) layers.inner *= std::uint32_t(cells.dims[std::size_t(a)]);
+        if (a != axis) per_layer *= std::size_t(cells.dims[std::size_t(a)]);
+    }
+    // Their cells against the rows: listing every row is cheaper when there are fewer rows.
+    const std::size_t count = std::size_t(layers.layers) * per_layer;
+    if (count >= n) return std::nullopt;
+    exec.for_each(count + 1, kernels::CountLayerRows{layers, cells.cell_start, std::uint32_t(count), flags_.data()},
+                  "dist.layer_counts");
+    exec.exclusive_sum(workspace_, flags_.data(), offsets_.data(), count + 1);
+    exec.for_each(count, kernels::ListLayerRows{layers, cells.cell_start, offsets_.data(), destination_.data()},
+                  "dist.layer_rows");
+    ++cell_layer_listings_;
+    return exec.read_value(offsets_.data() + count);
+}
+
+template <class Exec>
 Extent ParticleExchange::list_for_peers(const Exec& exec, const Vec3f* positions, const std::uint32_t* candidates,
                                         std::size_t entries, int axis, const std::vector<Extent>& wanted) {
     const int ranks = comm_.size();
@@ -375,7 +471,7 @@ Extent ParticleExchange::list_for_peers(const Exec& exec, const Vec3f* positions
 
 template <class Exec>
 std::size_t ParticleExchange::plan_halo(const Exec& exec, const Vec3f* positions, std::size_t n, int axis, float reach,
-                                        Extent window) {
+                                        Extent window, const CellLayers* cells) {
     const int ranks = comm_.size(), me = comm_.rank();
     const float inf = std::numeric_limits<float>::infinity();
     ghosts_below_ = -inf;
@@ -390,16 +486,23 @@ std::size_t ParticleExchange::plan_halo(const Exec& exec, const Vec3f* positions
     if (n > 0)
         exec.transform_reduce(workspace_, n, kernels::ExtentOf{positions, axis}, CombineOp{}, Extent::identity(),
                               extent_slot());
-    // The lists, against `wanted` (the other ranks' extents widened). With several peers (a
-    // slab between two others), one pass over the rows lists those any peer wants (a few layers
-    // at each face), and each peer's list is cut from these candidates: the rows are passed over
-    // once, not once per peer. Then every rank's counts, extent and window in one all-gather.
+    // The lists, against `wanted` (the other ranks' extents widened), each cut from candidates
+    // in row order: the rows of the cell layers that meet the wanted ranges, when the rows are in
+    // a grid's cell order (`cells`); else, with several peers (a slab between two others), the
+    // rows any peer wants, listed in one pass over the rows (the rows are then passed over once,
+    // not once per peer); else every row. Then every rank's counts, extent and window in one
+    // all-gather.
     auto list = [&](const std::vector<Extent>& wanted) {
         int peers = 0;
         for (const Extent& range : wanted) peers += range.empty() ? 0 : 1;
         const std::uint32_t* candidates = nullptr;
         std::size_t entries = n;
-        if (peers > 1 && n > 0) {
+        const std::optional<std::size_t> in_layers =
+            cells && peers > 0 && n > 0 ? list_cell_layers(exec, *cells, n, axis, wanted) : std::nullopt;
+        if (in_layers) {
+            candidates = destination_.data();
+            entries = *in_layers;
+        } else if (peers > 1 && n > 0) {
             ranges_.copy_from_host_async(wanted);
             exec.for_each(n, kernels::FlagInAnyRange{positions, axis, ranges_.data(), ranks, flags_.data()},
                           "dist.halo_candidates");
@@ -542,7 +645,8 @@ std::vector<std::uint32_t> ParticleExchange::histogram(const Exec& exec, const V
     template std::size_t ParticleExchange::migrate(const Exec&, FieldArrays&, const Vec3f*, std::size_t,             \
                                                    const SlabDecomposition&, std::uint64_t, Votes*);                \
     template Extent ParticleExchange::extent(const Exec&, const Vec3f*, std::size_t, int);                           \
-    template std::size_t ParticleExchange::plan_halo(const Exec&, const Vec3f*, std::size_t, int, float, Extent);    \
+    template std::size_t ParticleExchange::plan_halo(const Exec&, const Vec3f*, std::size_t, int, float, Extent,     \
+                                                     const CellLayers*);                                            \
     template void ParticleExchange::start_halo(const Exec&, const FieldArrays&, std::uint64_t);                      \
     template void ParticleExchange::unpack_halo(const Exec&, FieldArrays&, std::size_t, const std::uint32_t*);      \
     template std::vector<std::uint32_t> ParticleExchange::histogram(const Exec&, const Vec3f*, std::size_t, int,     \
