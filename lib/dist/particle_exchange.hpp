@@ -15,11 +15,11 @@
 // Halo (after every reorder that moves positions): each rank's extent along the axis (of its
 // rows [0, n)) is all-gathered, and the rows within `reach` of another rank's extent are
 // listed for it (flag, scan, compact: one list per neighbour; their lengths read back at once).
-// When the rows are in a grid's cell order (CellLayers), only the cell layers along the axis
-// that meet those ranges are read: their cells' rows are the candidates (a pass over those
-// cells, a scan of their counts, their rows written, in row order), and each neighbour's list
-// is cut from them; otherwise the candidates are every row (with two neighbours or more, the
-// rows within reach of any, listed in one pass over all rows).
+// When the rows are in a grid's cell order (CellLayers), each neighbour's list is made from the
+// cell layers along the axis that its range meets (a pass over those layers' cells counting
+// their rows in the range, a scan, a pass writing them: the cost of the layers, not of the
+// rank's rows); otherwise from every row (with two neighbours or more, one pass lists the rows
+// any wants, and each one's list is cut from those). Either way a list is in row order.
 // After the first plan the lists are made against the last plan's extents widened by a tenth of
 // the reach more, and the new extents travel with the counts in one all-gather (this rank's read
 // back with its counts, so that a grid built before the plan uses window(), not the extent);
@@ -37,7 +37,6 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <optional>
 #include <vector>
 
 #include "base/hd.hpp"
@@ -145,9 +144,9 @@ public:
     float ghosts_below() const { return ghosts_below_; }
     float ghosts_above() const { return ghosts_above_; }
 
-    // Halo listings (one or two a plan) whose candidates came from cell layers (plan_halo's
-    // `cells`), not from every row, since construction: those whose layers held fewer cells
-    // than the rank has rows, in a few runs (four at most; a slab has two faces).
+    // Halo listings (one or two a plan) made from cell layers (plan_halo's `cells`), not from
+    // every row, since construction: those whose layers held fewer cells than the rank has rows,
+    // for at most four peers (a slab has two faces).
     std::uint64_t cell_layer_listings() const { return cell_layer_listings_; }
 
     // Halo plans whose lists, made against the last plan's extents widened by
@@ -183,18 +182,21 @@ private:
     template <class Exec>
     void append_rows(const Exec& exec, std::size_t n, const std::uint32_t* rows, std::uint32_t* list, std::size_t room,
                      const std::uint32_t* start, std::uint32_t* end);
-    // The rows of the cell layers that meet the `wanted` ranges along `axis` into destination_,
-    // in row order; returns how many, or nothing (and lists none) when those layers hold as many
-    // cells as there are rows (n) or are split into more runs than a kernel takes.
+    // As list_for_peers, for rows [0, n) in the cell order of `cells`: each peer's list from the
+    // rows of the cell layers its wanted range meets (a pass over those cells counting the rows
+    // in the range, a scan, a pass writing them), without the read-back; false (nothing done)
+    // when those layers hold as many cells as there are rows, or for more than four peers.
     template <class Exec>
-    std::optional<std::size_t> list_cell_layers(const Exec& exec, const CellLayers& cells, std::size_t n, int axis,
-                                                const std::vector<Extent>& wanted);
+    bool list_cell_layers(const Exec& exec, const Vec3f* positions, const CellLayers& cells, std::size_t n, int axis,
+                          const std::vector<Extent>& wanted);
     // For each rank q, the rows of [0, n) (or of the `entries` candidates) within wanted[q], one
     // list after the other in rows_, their lengths in send_count_; one read-back for all, which
     // also returns the extent in extent_slot().
     template <class Exec>
     Extent list_for_peers(const Exec& exec, const Vec3f* positions, const std::uint32_t* candidates, std::size_t entries,
                         int axis, const std::vector<Extent>& wanted);
+    // The lists' lengths (send_count_, for the ranks `wanted` names) and the extent, in one read-back.
+    template <class Exec> Extent read_lists(const Exec& exec, const std::vector<Extent>& wanted);
     template <class Exec> void send_and_receive(const Exec& exec, const FieldArrays& table, std::uint64_t fields,
                                                 std::size_t send_rows, std::size_t receive_rows);
     void check_buffers(const FieldArrays& table, std::uint64_t fields, const char* what) const;

@@ -8,7 +8,6 @@
 #include <cstdint>
 #include <limits>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "base/error.hpp"
@@ -84,51 +83,80 @@ struct ListFlagged {
     }
 };
 
-// The cells of some layers along one axis of a grid with linear cell numbering, entry j the
-// j-th of them in ascending cell id (so their rows follow in row order): the layers are `runs`
-// runs of consecutive layers, ascending and apart, `layers` in all; a layer has `inner` cells
-// along the faster axes (the axis' stride: 1, nx or nx ny) times those along the slower ones,
-// and the grid `dim` layers. (Cell ids fit 32 bits: frnn::grid_too_large.)
-struct LayerCells {
-    static constexpr int kMaxRuns = 4;
-    std::uint32_t first[kMaxRuns];   // a run's first layer
-    std::uint32_t before[kMaxRuns];  // the layers of the runs before it
-    int runs;
-    std::uint32_t layers, inner, dim;
-    PK_DEVICE_INLINE std::uint32_t cell(std::uint32_t j) const {
-        const std::uint32_t within = j % inner, k = j / inner, l = k % layers, outer = k / layers;
-        int r = 0;
-        while (r + 1 < runs && l >= before[r + 1]) ++r;
-        return within + inner * (first[r] + (l - before[r]) + dim * outer);
+// The cells of each peer's cell layers along one axis of a grid with linear cell numbering, one
+// peer (slot) after another in rank order: entry e is the j-th cell of slot s (j = e - start[s]),
+// in ascending cell id, so that the rows of a slot's cells follow in row order. A layer has
+// `inner` cells along the faster axes (the axis' stride: 1, nx or nx ny) times those along the
+// slower ones, the grid `dim` layers. (Cell ids and entries fit 32 bits: frnn::grid_too_large,
+// and fewer entries than rows.)
+struct PeerLayers {
+    static constexpr int kMaxPeers = 4;
+    std::uint32_t start[kMaxPeers + 1];  // a slot's first entry; start[slots]: every entry
+    std::uint32_t first[kMaxPeers];      // a slot's first layer
+    std::uint32_t layers[kMaxPeers];     // and how many
+    Extent range[kMaxPeers];             // the rows the peer wants: lo <= x <= hi along the axis
+    std::uint32_t rank[kMaxPeers];       // the peer
+    int slots;
+    std::uint32_t inner, dim;
+    PK_DEVICE_INLINE int slot(std::uint32_t e) const {
+        int s = 0;
+        while (s + 1 < slots && e >= start[s + 1]) ++s;
+        return s;
+    }
+    PK_DEVICE_INLINE std::uint32_t cell(int s, std::uint32_t e) const {
+        const std::uint32_t j = e - start[s];
+        const std::uint32_t within = j % inner, k = j / inner, l = k % layers[s], outer = k / layers[s];
+        return within + inner * (first[s] + l + dim * outer);
     }
 };
 
-// Rows per layer cell (entry j < count), and a 0 after them for the scan's total.
-struct CountLayerRows {
-    LayerCells cells;
+// The rows of entry e's cell that its peer wants (entries < count), and a 0 after them for the
+// scan's total.
+struct CountInLayers {
+    PeerLayers peers;
     const std::uint32_t* cell_start;
+    const Vec3f* positions;
+    int axis;
     std::uint32_t count;
     std::uint32_t* rows;
-    PK_DEVICE_INLINE void operator()(std::size_t j) const {
-        if (j == count) {
-            rows[j] = 0;
-            return;
+    PK_DEVICE_INLINE void operator()(std::size_t e) const {
+        std::uint32_t wanted = 0;
+        if (e < count) {
+            const int s = peers.slot(std::uint32_t(e));
+            const std::uint32_t c = peers.cell(s, std::uint32_t(e));
+            const Extent range = peers.range[s];
+            for (std::uint32_t row = cell_start[c], end = cell_start[c + 1]; row < end; ++row) {
+                const float x = positions[row][axis];
+                wanted += x >= range.lo && x <= range.hi ? 1u : 0u;
+            }
         }
-        const std::uint32_t c = cells.cell(std::uint32_t(j));
-        rows[j] = cell_start[c + 1] - cell_start[c];
+        rows[e] = wanted;
     }
 };
 
-// The rows of layer cell j from list[offsets[j]] on (offsets: the scan of CountLayerRows).
-struct ListLayerRows {
-    LayerCells cells;
+// Those rows into list[offsets[e] ..) (offsets: the scan of CountInLayers; those at or past `room`
+// counted, not written); a slot's last entry writes where its peer's list ends to ends[rank + 1].
+struct ListInLayers {
+    PeerLayers peers;
     const std::uint32_t* cell_start;
+    const Vec3f* positions;
+    int axis;
     const std::uint32_t* offsets;
     std::uint32_t* list;
-    PK_DEVICE_INLINE void operator()(std::size_t j) const {
-        const std::uint32_t c = cells.cell(std::uint32_t(j));
-        std::uint32_t* out = list + offsets[j];
-        for (std::uint32_t row = cell_start[c], end = cell_start[c + 1]; row < end; ++row) *out++ = row;
+    std::size_t room;
+    std::uint32_t* ends;
+    PK_DEVICE_INLINE void operator()(std::size_t e) const {
+        const int s = peers.slot(std::uint32_t(e));
+        const std::uint32_t c = peers.cell(s, std::uint32_t(e));
+        const Extent range = peers.range[s];
+        std::uint32_t at = offsets[e];
+        for (std::uint32_t row = cell_start[c], end = cell_start[c + 1]; row < end; ++row) {
+            const float x = positions[row][axis];
+            if (!(x >= range.lo && x <= range.hi)) continue;
+            if (at < room) list[at] = row;
+            ++at;
+        }
+        if (e + 1 == peers.start[s + 1]) ends[peers.rank[s] + 1] = offsets[e + 1];
     }
 };
 
@@ -394,55 +422,54 @@ inline float bits_float(std::uint64_t b) { return std::bit_cast<float>(std::uint
 }  // namespace detail
 
 template <class Exec>
-std::optional<std::size_t> ParticleExchange::list_cell_layers(const Exec& exec, const CellLayers& cells, std::size_t n,
-                                                              int axis, const std::vector<Extent>& wanted) {
-    // The layers of each wanted range (a range's rows lie in the layers of its ends: CellLayers),
-    // merged into ascending runs apart from one another.
+bool ParticleExchange::list_cell_layers(const Exec& exec, const Vec3f* positions, const CellLayers& cells,
+                                        std::size_t n, int axis, const std::vector<Extent>& wanted) {
+    // Each peer's layers: those of its range's ends (a range's rows lie in them: CellLayers).
     const int dim = cells.dims[std::size_t(axis)];
     auto layer = [&](float x) { return clamped_cell_coord(x, cells.origin, cells.inv_cell_size, dim); };
-    std::vector<std::pair<int, int>> spans;
-    for (const Extent& range : wanted)
-        if (!range.empty()) spans.emplace_back(layer(range.lo), layer(range.hi));
-    std::sort(spans.begin(), spans.end());
-    kernels::LayerCells layers{};
-    int last = -2;
-    for (const auto& [first, end] : spans) {
-        if (first <= last + 1) {
-            last = std::max(last, end);
-            continue;
-        }
-        if (layers.runs > 0) layers.layers += std::uint32_t(last) + 1 - layers.first[layers.runs - 1];
-        if (layers.runs == kernels::LayerCells::kMaxRuns) return std::nullopt;
-        layers.first[layers.runs] = std::uint32_t(first);
-        layers.before[layers.runs] = layers.layers;
-        ++layers.runs;
-        last = end;
-    }
-    if (layers.runs > 0) layers.layers += std::uint32_t(last) + 1 - layers.first[layers.runs - 1];
-    layers.dim = std::uint32_t(dim);
-    layers.inner = 1;
+    kernels::PeerLayers peers{};
+    peers.dim = std::uint32_t(dim);
+    peers.inner = 1;
     std::size_t per_layer = 1;
     for (int a = 0; a < 3; ++a) {
-        if (a < axis) layers.inner *= std::uint32_t(cells.dims[std::size_t(a)]);
+        if (a < axis) peers.inner *= std::uint32_t(cells.dims[std::size_t(a)]);
         if (a != axis) per_layer *= std::size_t(cells.dims[std::size_t(a)]);
     }
-    // Their cells against the rows: listing every row is cheaper when there are fewer rows.
-    const std::size_t count = std::size_t(layers.layers) * per_layer;
-    if (count >= n) return std::nullopt;
-    exec.for_each(count + 1, kernels::CountLayerRows{layers, cells.cell_start, std::uint32_t(count), flags_.data()},
+    std::size_t entries = 0;
+    for (std::size_t q = 0; q < wanted.size(); ++q) {
+        const Extent range = wanted[q];
+        if (range.empty()) continue;
+        if (peers.slots == kernels::PeerLayers::kMaxPeers) return false;
+        const int first = layer(range.lo), last = layer(range.hi);
+        const int s = peers.slots++;
+        peers.start[s] = std::uint32_t(entries);
+        peers.first[s] = std::uint32_t(first);
+        peers.layers[s] = std::uint32_t(last - first + 1);
+        peers.range[s] = range;
+        peers.rank[s] = std::uint32_t(q);
+        entries += std::size_t(last - first + 1) * per_layer;
+        // Their cells against the rows: listing from every row is cheaper when there are fewer.
+        if (entries >= n) return false;
+    }
+    if (peers.slots == 0) return false;
+    peers.start[peers.slots] = std::uint32_t(entries);
+    exec.fill_zero(counts_.data(), (std::size_t(comm_.size()) + 1) * sizeof(std::uint32_t));
+    exec.for_each(entries + 1,
+                  kernels::CountInLayers{peers, cells.cell_start, positions, axis, std::uint32_t(entries), flags_.data()},
                   "dist.layer_counts");
-    exec.exclusive_sum(workspace_, flags_.data(), offsets_.data(), count + 1);
-    exec.for_each(count, kernels::ListLayerRows{layers, cells.cell_start, offsets_.data(), destination_.data()},
+    exec.exclusive_sum(workspace_, flags_.data(), offsets_.data(), entries + 1);
+    exec.for_each(entries,
+                  kernels::ListInLayers{peers, cells.cell_start, positions, axis, offsets_.data(), rows_.data(),
+                                        rows_.size(), counts_.data()},
                   "dist.layer_rows");
     ++cell_layer_listings_;
-    return exec.read_value(offsets_.data() + count);
+    return true;
 }
 
 template <class Exec>
 Extent ParticleExchange::list_for_peers(const Exec& exec, const Vec3f* positions, const std::uint32_t* candidates,
                                         std::size_t entries, int axis, const std::vector<Extent>& wanted) {
     const int ranks = comm_.size();
-    send_count_.assign(std::size_t(ranks), 0);
     // counts_[q + 1]: where rank q's list ends (the lists follow one another in rank order);
     // counts_[0] = 0. One read-back of them all, and of this rank's extent after them.
     exec.fill_zero(counts_.data(), (std::size_t(ranks) + 1) * sizeof(std::uint32_t));
@@ -456,11 +483,17 @@ Extent ParticleExchange::list_for_peers(const Exec& exec, const Vec3f* positions
                     counts_.data() + q + 1);
         last = std::size_t(q) + 1;
     }
+    return read_lists(exec, wanted);
+}
+
+template <class Exec> Extent ParticleExchange::read_lists(const Exec& exec, const std::vector<Extent>& wanted) {
+    const int ranks = comm_.size();
+    send_count_.assign(std::size_t(ranks), 0);
     std::vector<std::uint32_t> ends(counts_.size());
     exec.copy_to_host(ends.data(), counts_.data(), ends.size() * sizeof(std::uint32_t));
     std::uint32_t at = 0;
     for (int q = 0; q < ranks; ++q) {
-        if (wanted[std::size_t(q)].empty() || entries == 0) continue;
+        if (wanted[std::size_t(q)].empty()) continue;
         send_count_[std::size_t(q)] = ends[std::size_t(q) + 1] - at;
         at = ends[std::size_t(q) + 1];
     }
@@ -486,30 +519,30 @@ std::size_t ParticleExchange::plan_halo(const Exec& exec, const Vec3f* positions
     if (n > 0)
         exec.transform_reduce(workspace_, n, kernels::ExtentOf{positions, axis}, CombineOp{}, Extent::identity(),
                               extent_slot());
-    // The lists, against `wanted` (the other ranks' extents widened), each cut from candidates
-    // in row order: the rows of the cell layers that meet the wanted ranges, when the rows are in
-    // a grid's cell order (`cells`); else, with several peers (a slab between two others), the
-    // rows any peer wants, listed in one pass over the rows (the rows are then passed over once,
-    // not once per peer); else every row. Then every rank's counts, extent and window in one
-    // all-gather.
+    // The lists, against `wanted` (the other ranks' extents widened), in row order: when the
+    // rows are in a grid's cell order (`cells`), from the rows of each peer's cell layers only.
+    // Else from every row; with several peers (a slab between two others), one pass over the
+    // rows lists those any peer wants (a few layers at each face), and each peer's list is cut
+    // from these candidates: the rows are passed over once, not once per peer. Then every rank's
+    // counts, extent and window in one all-gather.
     auto list = [&](const std::vector<Extent>& wanted) {
         int peers = 0;
         for (const Extent& range : wanted) peers += range.empty() ? 0 : 1;
         const std::uint32_t* candidates = nullptr;
         std::size_t entries = n;
-        const std::optional<std::size_t> in_layers =
-            cells && peers > 0 && n > 0 ? list_cell_layers(exec, *cells, n, axis, wanted) : std::nullopt;
-        if (in_layers) {
-            candidates = destination_.data();
-            entries = *in_layers;
-        } else if (peers > 1 && n > 0) {
-            ranges_.copy_from_host_async(wanted);
-            exec.for_each(n, kernels::FlagInAnyRange{positions, axis, ranges_.data(), ranks, flags_.data()},
-                          "dist.halo_candidates");
-            entries = list_rows(exec, n, nullptr, destination_.data(), destination_.size());
-            candidates = destination_.data();
+        Extent read;
+        if (cells && n > 0 && list_cell_layers(exec, positions, *cells, n, axis, wanted)) {
+            read = read_lists(exec, wanted);
+        } else {
+            if (peers > 1 && n > 0) {
+                ranges_.copy_from_host_async(wanted);
+                exec.for_each(n, kernels::FlagInAnyRange{positions, axis, ranges_.data(), ranks, flags_.data()},
+                              "dist.halo_candidates");
+                entries = list_rows(exec, n, nullptr, destination_.data(), destination_.size());
+                candidates = destination_.data();
+            }
+            read = list_for_peers(exec, positions, candidates, entries, axis, wanted);
         }
-        const Extent read = list_for_peers(exec, positions, candidates, entries, axis, wanted);
         mine_ = n > 0 ? read : Extent::identity();
         send_rows_ = 0;
         for (const std::uint64_t c : send_count_) send_rows_ += c;
