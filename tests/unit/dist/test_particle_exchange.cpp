@@ -343,20 +343,27 @@ TEST_CASE("capacity: a migration that would overflow a rank is an error on every
 }
 
 TEST_CASE("halo: lists from the cell layers of a grid are the lists from every row, along each axis") {
-    for (int axis = 0; axis < 3; ++axis) {
+    for (int case_index = 0; case_index < 6; ++case_index) {
+        const int axis = case_index % 3;
+        const bool narrow = case_index >= 3;
         CAPTURE(axis);
+        CAPTURE(narrow);
         Rank rank;
         dist::ParticleExchange exchange(rank.comm, rank.cpu, Rank::kCapacity, 1 << 20);
         const auto slabs = migrate_to_uniform_slabs(rank, exchange, axis);
         const float reach = 0.07f;
         Vec3f* p = rank.table.data<Vec3f>(position);
         const dist::Extent mine = exchange.extent(rank.exec, p, rank.n, axis);
-        // The rows in the cell order of a grid over the unit cube, cells 0.2 m wide (25 a layer,
-        // a few layers a slab: fewer cells than rows), windowed along the axis to within 0.1 m of
-        // this rank's extent, so that the rows beyond lie in the edge layers.
-        frnn::CellGrid grid(rank.cpu, {.domain_min = {0, 0, 0}, .domain_max = {1, 1, 1}, .radius = 0.2f},
-                            Rank::kCapacity);
-        if (!mine.empty() && mine.hi - mine.lo > 0.2f) grid.set_window(axis, mine.lo + 0.1f, mine.hi - 0.1f);
+        // The rows in the cell order of a grid of cells 0.05 m wide: 20 layers over [0, 1] along
+        // the axis, a range within reach a few of them; across it 2 x 2 cells over [0, 0.1] (the
+        // rows beyond in the edge cells), so that the layers hold fewer cells than the rank has
+        // rows. Windowed along the axis to this rank's extent widened by the reach (as sph's
+        // grid), or `narrow`ed to within 0.1 m of it, the rows beyond in the edge layers.
+        frnn::GridSpec spec{.domain_min = {0, 0, 0}, .domain_max = {0.1f, 0.1f, 0.1f}, .radius = 0.05f};
+        spec.domain_max[axis] = 1.0f;
+        frnn::CellGrid grid(rank.cpu, spec, Rank::kCapacity);
+        if (!narrow && !mine.empty()) grid.set_window(axis, mine.lo - reach, mine.hi + reach);
+        if (narrow && !mine.empty() && mine.hi - mine.lo > 0.2f) grid.set_window(axis, mine.lo + 0.1f, mine.hi - 0.1f);
         grid.build(rank.exec, p, rank.n);
         std::vector<std::uint32_t> order(rank.n);
         rank.exec.copy_to_host(order.data(), grid.sorted_to_original(), rank.n * sizeof(std::uint32_t));
