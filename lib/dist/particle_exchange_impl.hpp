@@ -441,6 +441,7 @@ bool ParticleExchange::list_cell_layers(const Exec& exec, const Vec3f* positions
         if (range.empty()) continue;
         if (peers.slots == kernels::PeerLayers::kMaxPeers) return false;
         const int first = layer(range.lo), last = layer(range.hi);
+        if (last < first) return false;  // a NaN end: every row decides
         const int s = peers.slots++;
         peers.start[s] = std::uint32_t(entries);
         peers.first[s] = std::uint32_t(first);
