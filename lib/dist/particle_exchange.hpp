@@ -15,6 +15,11 @@
 // Halo (after every reorder that moves positions): each rank's extent along the axis (of its
 // rows [0, n)) is all-gathered, and the rows within `reach` of another rank's extent are
 // listed for it (flag, scan, compact: one list per neighbour; their lengths read back at once).
+// When the rows are in a grid's cell order (CellLayers), each neighbour's list is made from the
+// cell layers along the axis that its range meets (a pass over those layers' cells counting
+// their rows in the range, a scan, a pass writing them: the cost of the layers, not of the
+// rank's rows); otherwise from every row (with two neighbours or more, one pass lists the rows
+// any wants, and each one's list is cut from those). Either way a list is in row order.
 // After the first plan the lists are made against the last plan's extents widened by a tenth of
 // the reach more, and the new extents travel with the counts in one all-gather (this rank's read
 // back with its counts, so that a grid built before the plan uses window(), not the extent);
@@ -29,6 +34,7 @@
 // overflow is a UsageError on every rank, naming the rank and the numbers.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -55,6 +61,19 @@ struct Extent {
     static PK_HD Extent combine(const Extent& a, const Extent& b) {
         return {b.lo < a.lo ? b.lo : a.lo, a.hi < b.hi ? b.hi : a.hi};
     }
+};
+
+// Rows [0, n) in the cell order of a uniform grid with linear cell numbering (frnn::CellGrid
+// without Morton numbering: cell ix + nx (iy + ny iz) holds the rows [cell_start[c],
+// cell_start[c + 1])), open along the slab axis: a row with coordinate x along it lies in the
+// cell layer clamped_cell_coord(x, origin, inv_cell_size, dims[axis]) (core/cell_coord.hpp),
+// so the rows with x in [lo, hi] lie in the layers of lo to hi. A windowed grid gives its
+// window's cells (its edge layers hold the rows beyond it).
+struct CellLayers {
+    const std::uint32_t* cell_start = nullptr;  // backend memory, dims' product + 1 values
+    std::array<int, 3> dims{};                  // cells per axis
+    float origin = 0.0f;                        // m, where cell layer 0 starts along the slab axis
+    float inv_cell_size = 0.0f;                 // 1/m, along the slab axis
 };
 
 // Two counts every rank sums, carried by a migration's all-gather of counts so that a vote
@@ -84,10 +103,12 @@ public:
     // Lists the rows of [0, n) each other rank needs as ghosts (within `reach` of its extent
     // along `axis`) and returns how many ghosts this rank receives; n + ghosts must fit the
     // capacity. `window`: where the rows were foreseen to lie, window() (any value before the
-    // first plan). This rank's extent comes back with the lists' lengths: mine().
+    // first plan). This rank's extent comes back with the lists' lengths: mine(). `cells`:
+    // the grid whose cell order the rows are in (CellLayers), or nullptr; the lists are the
+    // same either way (each in row order), only their cost differs.
     template <class Exec>
     std::size_t plan_halo(const Exec& exec, const Vec3f* positions, std::size_t n, int axis, float reach,
-                          Extent window);
+                          Extent window, const CellLayers* cells = nullptr);
     // This rank's extent at the last plan.
     Extent mine() const { return mine_; }
     // Where this rank's rows lie at the next plan, foreseen from the last plan (for a grid built
@@ -123,6 +144,11 @@ public:
     float ghosts_below() const { return ghosts_below_; }
     float ghosts_above() const { return ghosts_above_; }
 
+    // Halo listings (one or two a plan) made from cell layers (plan_halo's `cells`), not from
+    // every row, since construction: those whose layers held fewer cells than the rank has rows,
+    // for at most four peers (a slab has two faces).
+    std::uint64_t cell_layer_listings() const { return cell_layer_listings_; }
+
     // Halo plans whose lists, made against the last plan's extents widened by
     // kSpeculativeMargin, held (one all-gather) since construction; the others gathered twice.
     std::uint64_t speculated_plans() const { return speculated_plans_; }
@@ -156,12 +182,21 @@ private:
     template <class Exec>
     void append_rows(const Exec& exec, std::size_t n, const std::uint32_t* rows, std::uint32_t* list, std::size_t room,
                      const std::uint32_t* start, std::uint32_t* end);
+    // As list_for_peers, for rows [0, n) in the cell order of `cells`: each peer's list from the
+    // rows of the cell layers its wanted range meets (a pass over those cells counting the rows
+    // in the range, a scan, a pass writing them), without the read-back; false (nothing done)
+    // when those layers hold as many cells as there are rows, or for more than four peers.
+    template <class Exec>
+    bool list_cell_layers(const Exec& exec, const Vec3f* positions, const CellLayers& cells, std::size_t n, int axis,
+                          const std::vector<Extent>& wanted);
     // For each rank q, the rows of [0, n) (or of the `entries` candidates) within wanted[q], one
     // list after the other in rows_, their lengths in send_count_; one read-back for all, which
     // also returns the extent in extent_slot().
     template <class Exec>
     Extent list_for_peers(const Exec& exec, const Vec3f* positions, const std::uint32_t* candidates, std::size_t entries,
                         int axis, const std::vector<Extent>& wanted);
+    // The lists' lengths (send_count_, for the ranks `wanted` names) and the extent, in one read-back.
+    template <class Exec> Extent read_lists(const Exec& exec, const std::vector<Extent>& wanted);
     template <class Exec> void send_and_receive(const Exec& exec, const FieldArrays& table, std::uint64_t fields,
                                                 std::size_t send_rows, std::size_t receive_rows);
     void check_buffers(const FieldArrays& table, std::uint64_t fields, const char* what) const;
@@ -206,7 +241,7 @@ private:
     std::vector<SendBytes> sends_;
     std::vector<ReceiveBytes> receives_;
     bool in_flight_ = false;
-    std::uint64_t migrated_rows_ = 0, bytes_sent_ = 0, speculated_plans_ = 0;
+    std::uint64_t migrated_rows_ = 0, bytes_sent_ = 0, speculated_plans_ = 0, cell_layer_listings_ = 0;
     // The last migration's rows on the host: holes left (ascending) and where they went, the
     // send list, the arrivals' rows, and the rows moved into holes.
     std::vector<std::uint32_t> holes_, going_, send_list_, targets_, move_from_, move_to_;

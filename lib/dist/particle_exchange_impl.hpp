@@ -8,10 +8,12 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "base/error.hpp"
 #include "base/hd.hpp"
 #include "core/atomics.hpp"
+#include "core/cell_coord.hpp"
 #include "core/fields_impl.hpp"
 #include "core/reduce_ops.hpp"
 #include "dist/particle_exchange.hpp"
@@ -78,6 +80,83 @@ struct ListFlagged {
         const std::uint32_t first = start ? *start : 0u;
         if (k + 1 == n) *end = first + offsets[k] + flags[k];
         if (flags[k] && std::size_t(first) + offsets[k] < room) list[first + offsets[k]] = row_at(rows, k);
+    }
+};
+
+// The cells of each peer's cell layers along one axis of a grid with linear cell numbering, one
+// peer (slot) after another in rank order: entry e is the j-th cell of slot s (j = e - start[s]),
+// in ascending cell id, so that the rows of a slot's cells follow in row order. A layer has
+// `inner` cells along the faster axes (the axis' stride: 1, nx or nx ny) times those along the
+// slower ones, the grid `dim` layers. (Cell ids and entries fit 32 bits: frnn::grid_too_large,
+// and fewer entries than rows.)
+struct PeerLayers {
+    static constexpr int kMaxPeers = 4;
+    std::uint32_t start[kMaxPeers + 1];  // a slot's first entry; start[slots]: every entry
+    std::uint32_t first[kMaxPeers];      // a slot's first layer
+    std::uint32_t layers[kMaxPeers];     // and how many
+    Extent range[kMaxPeers];             // the rows the peer wants: lo <= x <= hi along the axis
+    std::uint32_t rank[kMaxPeers];       // the peer
+    int slots;
+    std::uint32_t inner, dim;
+    PK_DEVICE_INLINE int slot(std::uint32_t e) const {
+        int s = 0;
+        while (s + 1 < slots && e >= start[s + 1]) ++s;
+        return s;
+    }
+    PK_DEVICE_INLINE std::uint32_t cell(int s, std::uint32_t e) const {
+        const std::uint32_t j = e - start[s];
+        const std::uint32_t within = j % inner, k = j / inner, l = k % layers[s], outer = k / layers[s];
+        return within + inner * (first[s] + l + dim * outer);
+    }
+};
+
+// The rows of entry e's cell that its peer wants (entries < count), and a 0 after them for the
+// scan's total.
+struct CountInLayers {
+    PeerLayers peers;
+    const std::uint32_t* cell_start;
+    const Vec3f* positions;
+    int axis;
+    std::uint32_t count;
+    std::uint32_t* rows;
+    PK_DEVICE_INLINE void operator()(std::size_t e) const {
+        std::uint32_t wanted = 0;
+        if (e < count) {
+            const int s = peers.slot(std::uint32_t(e));
+            const std::uint32_t c = peers.cell(s, std::uint32_t(e));
+            const Extent range = peers.range[s];
+            for (std::uint32_t row = cell_start[c], end = cell_start[c + 1]; row < end; ++row) {
+                const float x = positions[row][axis];
+                wanted += x >= range.lo && x <= range.hi ? 1u : 0u;
+            }
+        }
+        rows[e] = wanted;
+    }
+};
+
+// Those rows into list[offsets[e] ..) (offsets: the scan of CountInLayers; those at or past `room`
+// counted, not written); a slot's last entry writes where its peer's list ends to ends[rank + 1].
+struct ListInLayers {
+    PeerLayers peers;
+    const std::uint32_t* cell_start;
+    const Vec3f* positions;
+    int axis;
+    const std::uint32_t* offsets;
+    std::uint32_t* list;
+    std::size_t room;
+    std::uint32_t* ends;
+    PK_DEVICE_INLINE void operator()(std::size_t e) const {
+        const int s = peers.slot(std::uint32_t(e));
+        const std::uint32_t c = peers.cell(s, std::uint32_t(e));
+        const Extent range = peers.range[s];
+        std::uint32_t at = offsets[e];
+        for (std::uint32_t row = cell_start[c], end = cell_start[c + 1]; row < end; ++row) {
+            const float x = positions[row][axis];
+            if (!(x >= range.lo && x <= range.hi)) continue;
+            if (at < room) list[at] = row;
+            ++at;
+        }
+        if (e + 1 == peers.start[s + 1]) ends[peers.rank[s] + 1] = offsets[e + 1];
     }
 };
 
@@ -343,10 +422,55 @@ inline float bits_float(std::uint64_t b) { return std::bit_cast<float>(std::uint
 }  // namespace detail
 
 template <class Exec>
+bool ParticleExchange::list_cell_layers(const Exec& exec, const Vec3f* positions, const CellLayers& cells,
+                                        std::size_t n, int axis, const std::vector<Extent>& wanted) {
+    // Each peer's layers: those of its range's ends (a range's rows lie in them: CellLayers).
+    const int dim = cells.dims[std::size_t(axis)];
+    auto layer = [&](float x) { return clamped_cell_coord(x, cells.origin, cells.inv_cell_size, dim); };
+    kernels::PeerLayers peers{};
+    peers.dim = std::uint32_t(dim);
+    peers.inner = 1;
+    std::size_t per_layer = 1;
+    for (int a = 0; a < 3; ++a) {
+        if (a < axis) peers.inner *= std::uint32_t(cells.dims[std::size_t(a)]);
+        if (a != axis) per_layer *= std::size_t(cells.dims[std::size_t(a)]);
+    }
+    std::size_t entries = 0;
+    for (std::size_t q = 0; q < wanted.size(); ++q) {
+        const Extent range = wanted[q];
+        if (range.empty()) continue;
+        if (peers.slots == kernels::PeerLayers::kMaxPeers) return false;
+        const int first = layer(range.lo), last = layer(range.hi);
+        if (last < first) return false;  // a NaN end: every row decides
+        const int s = peers.slots++;
+        peers.start[s] = std::uint32_t(entries);
+        peers.first[s] = std::uint32_t(first);
+        peers.layers[s] = std::uint32_t(last - first + 1);
+        peers.range[s] = range;
+        peers.rank[s] = std::uint32_t(q);
+        entries += std::size_t(last - first + 1) * per_layer;
+        // Their cells against the rows: listing from every row is cheaper when there are fewer.
+        if (entries >= n) return false;
+    }
+    if (peers.slots == 0) return false;
+    peers.start[peers.slots] = std::uint32_t(entries);
+    exec.fill_zero(counts_.data(), (std::size_t(comm_.size()) + 1) * sizeof(std::uint32_t));
+    exec.for_each(entries + 1,
+                  kernels::CountInLayers{peers, cells.cell_start, positions, axis, std::uint32_t(entries), flags_.data()},
+                  "dist.layer_counts");
+    exec.exclusive_sum(workspace_, flags_.data(), offsets_.data(), entries + 1);
+    exec.for_each(entries,
+                  kernels::ListInLayers{peers, cells.cell_start, positions, axis, offsets_.data(), rows_.data(),
+                                        rows_.size(), counts_.data()},
+                  "dist.layer_rows");
+    ++cell_layer_listings_;
+    return true;
+}
+
+template <class Exec>
 Extent ParticleExchange::list_for_peers(const Exec& exec, const Vec3f* positions, const std::uint32_t* candidates,
                                         std::size_t entries, int axis, const std::vector<Extent>& wanted) {
     const int ranks = comm_.size();
-    send_count_.assign(std::size_t(ranks), 0);
     // counts_[q + 1]: where rank q's list ends (the lists follow one another in rank order);
     // counts_[0] = 0. One read-back of them all, and of this rank's extent after them.
     exec.fill_zero(counts_.data(), (std::size_t(ranks) + 1) * sizeof(std::uint32_t));
@@ -360,11 +484,17 @@ Extent ParticleExchange::list_for_peers(const Exec& exec, const Vec3f* positions
                     counts_.data() + q + 1);
         last = std::size_t(q) + 1;
     }
+    return read_lists(exec, wanted);
+}
+
+template <class Exec> Extent ParticleExchange::read_lists(const Exec& exec, const std::vector<Extent>& wanted) {
+    const int ranks = comm_.size();
+    send_count_.assign(std::size_t(ranks), 0);
     std::vector<std::uint32_t> ends(counts_.size());
     exec.copy_to_host(ends.data(), counts_.data(), ends.size() * sizeof(std::uint32_t));
     std::uint32_t at = 0;
     for (int q = 0; q < ranks; ++q) {
-        if (wanted[std::size_t(q)].empty() || entries == 0) continue;
+        if (wanted[std::size_t(q)].empty()) continue;
         send_count_[std::size_t(q)] = ends[std::size_t(q) + 1] - at;
         at = ends[std::size_t(q) + 1];
     }
@@ -375,7 +505,7 @@ Extent ParticleExchange::list_for_peers(const Exec& exec, const Vec3f* positions
 
 template <class Exec>
 std::size_t ParticleExchange::plan_halo(const Exec& exec, const Vec3f* positions, std::size_t n, int axis, float reach,
-                                        Extent window) {
+                                        Extent window, const CellLayers* cells) {
     const int ranks = comm_.size(), me = comm_.rank();
     const float inf = std::numeric_limits<float>::infinity();
     ghosts_below_ = -inf;
@@ -390,23 +520,30 @@ std::size_t ParticleExchange::plan_halo(const Exec& exec, const Vec3f* positions
     if (n > 0)
         exec.transform_reduce(workspace_, n, kernels::ExtentOf{positions, axis}, CombineOp{}, Extent::identity(),
                               extent_slot());
-    // The lists, against `wanted` (the other ranks' extents widened). With several peers (a
-    // slab between two others), one pass over the rows lists those any peer wants (a few layers
-    // at each face), and each peer's list is cut from these candidates: the rows are passed over
-    // once, not once per peer. Then every rank's counts, extent and window in one all-gather.
+    // The lists, against `wanted` (the other ranks' extents widened), in row order: when the
+    // rows are in a grid's cell order (`cells`), from the rows of each peer's cell layers only.
+    // Else from every row; with several peers (a slab between two others), one pass over the
+    // rows lists those any peer wants (a few layers at each face), and each peer's list is cut
+    // from these candidates: the rows are passed over once, not once per peer. Then every rank's
+    // counts, extent and window in one all-gather.
     auto list = [&](const std::vector<Extent>& wanted) {
         int peers = 0;
         for (const Extent& range : wanted) peers += range.empty() ? 0 : 1;
         const std::uint32_t* candidates = nullptr;
         std::size_t entries = n;
-        if (peers > 1 && n > 0) {
-            ranges_.copy_from_host_async(wanted);
-            exec.for_each(n, kernels::FlagInAnyRange{positions, axis, ranges_.data(), ranks, flags_.data()},
-                          "dist.halo_candidates");
-            entries = list_rows(exec, n, nullptr, destination_.data(), destination_.size());
-            candidates = destination_.data();
+        Extent read;
+        if (cells && n > 0 && list_cell_layers(exec, positions, *cells, n, axis, wanted)) {
+            read = read_lists(exec, wanted);
+        } else {
+            if (peers > 1 && n > 0) {
+                ranges_.copy_from_host_async(wanted);
+                exec.for_each(n, kernels::FlagInAnyRange{positions, axis, ranges_.data(), ranks, flags_.data()},
+                              "dist.halo_candidates");
+                entries = list_rows(exec, n, nullptr, destination_.data(), destination_.size());
+                candidates = destination_.data();
+            }
+            read = list_for_peers(exec, positions, candidates, entries, axis, wanted);
         }
-        const Extent read = list_for_peers(exec, positions, candidates, entries, axis, wanted);
         mine_ = n > 0 ? read : Extent::identity();
         send_rows_ = 0;
         for (const std::uint64_t c : send_count_) send_rows_ += c;
@@ -542,7 +679,8 @@ std::vector<std::uint32_t> ParticleExchange::histogram(const Exec& exec, const V
     template std::size_t ParticleExchange::migrate(const Exec&, FieldArrays&, const Vec3f*, std::size_t,             \
                                                    const SlabDecomposition&, std::uint64_t, Votes*);                \
     template Extent ParticleExchange::extent(const Exec&, const Vec3f*, std::size_t, int);                           \
-    template std::size_t ParticleExchange::plan_halo(const Exec&, const Vec3f*, std::size_t, int, float, Extent);    \
+    template std::size_t ParticleExchange::plan_halo(const Exec&, const Vec3f*, std::size_t, int, float, Extent,     \
+                                                     const CellLayers*);                                            \
     template void ParticleExchange::start_halo(const Exec&, const FieldArrays&, std::uint64_t);                      \
     template void ParticleExchange::unpack_halo(const Exec&, FieldArrays&, std::size_t, const std::uint32_t*);      \
     template std::vector<std::uint32_t> ParticleExchange::histogram(const Exec&, const Vec3f*, std::size_t, int,     \

@@ -9,6 +9,7 @@
 #include <immintrin.h>
 #endif
 
+#include "core/cell_coord.hpp"
 #include "core/fast_math.hpp"
 #include "base/hd.hpp"
 #include "base/vec.hpp"
@@ -44,9 +45,7 @@ PK_DEVICE_INLINE int cell_coord(const CellGridView& g, int axis, float x) {
     const float inv = g.inv_cell_size[axis];
     const int n = g.dims[axis];
     if (g.box.periodic_mask & (1u << axis)) return detail::wrap_coord(detail::unwrapped_coord(x, origin, inv), n);
-    float t = (x - origin) * inv;
-    t = min_of(max_of(t, 0.0f), static_cast<float>(n - 1));
-    return static_cast<int>(t);
+    return clamped_cell_coord(x, origin, inv, n);
 }
 
 // Linear cell id (x fastest) of cell coordinates; the Morton rank when the grid uses Z-order.

@@ -276,7 +276,8 @@ template <class Exec> void pack_neighbor_records(const Exec& exec, SolverState& 
 }
 
 // Several ranks: the halo after a reorder that moved positions. Each rank lists its rows within
-// the reach of another rank's extent, the records travel, and the ghosts from lower and from
+// the reach of another rank's extent (read from the owned grid's cell layers along the slab
+// axis: the rows are in its cell order), the records travel, and the ghosts from lower and from
 // higher ranks each get a grid of their own (the owned grid's cells, windowed to where that
 // side's ghosts lie) and its cell order. `window`: where the owned grid's window foresaw the
 // rows (ParticleExchange::window).
@@ -285,7 +286,11 @@ template <class Exec> void build_halo(const Exec& exec, SolverState& s, dist::Ex
     const int axis = r.slabs.axis;
     {
         auto scope = s.profile.phase("halo");
-        r.ghosts = r.exchange->plan_halo(exec, s.f<Vec3f>(field::position), s.n, axis, r.reach, window);
+        const frnn::CellGridView g = s.grid.view();
+        const dist::CellLayers layers{g.cell_start, {g.dims[0], g.dims[1], g.dims[2]}, g.origin[axis],
+                                      g.inv_cell_size[axis]};
+        r.ghosts = r.exchange->plan_halo(exec, s.f<Vec3f>(field::position), s.n, axis, r.reach, window,
+                                         s.grid.spec().morton ? nullptr : &layers);
         r.exchange->exchange_halo(exec, s.fields, kRecordFields);
     }
     const dist::Extent extent = r.exchange->mine();

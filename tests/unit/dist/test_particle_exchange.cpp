@@ -1,7 +1,7 @@
 // Slabs, migration and halos against brute force, on any number of ranks (one alone; 2 and 4
 // under mpirun): every rank makes its own particles, they migrate to the slabs' ranks, and the
 // ghosts each rank receives are exactly the other ranks' particles within the reach of its
-// extent.
+// extent, whether the rows are listed from every row or from a cell grid's layers.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -19,6 +19,7 @@
 #include "core/fields.hpp"
 #include "dist/particle_exchange.hpp"
 #include "dist/slabs.hpp"
+#include "frnn/cell_grid.hpp"
 
 using namespace partikel;
 using dist::Communicator;
@@ -80,8 +81,8 @@ struct Rank {
     }
 };
 
-dist::SlabDecomposition uniform_slabs(int ranks) {
-    dist::SlabDecomposition s{0, std::vector<double>(std::size_t(ranks) + 1)};
+dist::SlabDecomposition uniform_slabs(int ranks, int axis = 0) {
+    dist::SlabDecomposition s{axis, std::vector<double>(std::size_t(ranks) + 1)};
     for (int r = 0; r <= ranks; ++r) s.borders[std::size_t(r)] = double(r) / ranks;
     s.borders.front() = -std::numeric_limits<double>::infinity();
     s.borders.back() = std::numeric_limits<double>::infinity();
@@ -89,8 +90,8 @@ dist::SlabDecomposition uniform_slabs(int ranks) {
 }
 
 // Every rank's particles (position, id, value) moved to its slab of uniform_slabs; the slabs.
-dist::SlabDecomposition migrate_to_uniform_slabs(Rank& rank, dist::ParticleExchange& exchange) {
-    dist::SlabDecomposition slabs = uniform_slabs(rank.comm.size());
+dist::SlabDecomposition migrate_to_uniform_slabs(Rank& rank, dist::ParticleExchange& exchange, int axis = 0) {
+    dist::SlabDecomposition slabs = uniform_slabs(rank.comm.size(), axis);
     rank.n = exchange.migrate(rank.exec, rank.table, rank.table.data<Vec3f>(position), rank.n, slabs,
                               bit(position) | bit(id) | bit(value));
     return slabs;
@@ -339,4 +340,72 @@ TEST_CASE("capacity: a migration that would overflow a rank is an error on every
     CHECK_THROWS_WITH_AS(exchange.migrate(rank.exec, rank.table, rank.table.data<Vec3f>(position), n, last,
                                           bit(position) | bit(id) | bit(value)),
                          doctest::Contains(expected.c_str()), UsageError);
+}
+
+TEST_CASE("halo: lists from the cell layers of a grid are the lists from every row, along each axis") {
+    for (int case_index = 0; case_index < 6; ++case_index) {
+        const int axis = case_index % 3;
+        const bool narrow = case_index >= 3;
+        CAPTURE(axis);
+        CAPTURE(narrow);
+        Rank rank;
+        dist::ParticleExchange exchange(rank.comm, rank.cpu, Rank::kCapacity, 1 << 20);
+        const auto slabs = migrate_to_uniform_slabs(rank, exchange, axis);
+        const float reach = 0.07f;
+        Vec3f* p = rank.table.data<Vec3f>(position);
+        const dist::Extent mine = exchange.extent(rank.exec, p, rank.n, axis);
+        // The rows in the cell order of a grid of cells 0.05 m wide: 20 layers over [0, 1] along
+        // the axis, a range within reach a few of them; across it 2 x 2 cells over [0, 0.1] (the
+        // rows beyond in the edge cells), so that the layers hold fewer cells than the rank has
+        // rows. Windowed along the axis to this rank's extent widened by the reach (as sph's
+        // grid), or `narrow`ed to within 0.1 m of it, the rows beyond in the edge layers.
+        frnn::GridSpec spec{.domain_min = {0, 0, 0}, .domain_max = {0.1f, 0.1f, 0.1f}, .radius = 0.05f};
+        spec.domain_max[axis] = 1.0f;
+        frnn::CellGrid grid(rank.cpu, spec, Rank::kCapacity);
+        if (!narrow && !mine.empty()) grid.set_window(axis, mine.lo - reach, mine.hi + reach);
+        if (narrow && !mine.empty() && mine.hi - mine.lo > 0.2f) grid.set_window(axis, mine.lo + 0.1f, mine.hi - 0.1f);
+        grid.build(rank.exec, p, rank.n);
+        std::vector<std::uint32_t> order(rank.n);
+        rank.exec.copy_to_host(order.data(), grid.sorted_to_original(), rank.n * sizeof(std::uint32_t));
+        const auto p0 = rank.download<Vec3f>(position, 0, rank.n);
+        const auto ids0 = rank.download<std::uint64_t>(id, 0, rank.n);
+        std::vector<Vec3f> sorted(rank.n);
+        std::vector<std::uint64_t> sorted_ids(rank.n);
+        for (std::size_t k = 0; k < rank.n; ++k) {
+            sorted[k] = p0[order[k]];
+            sorted_ids[k] = ids0[order[k]];
+        }
+        rank.table.upload(position, sorted.data(), rank.n);
+        rank.table.upload(id, sorted_ids.data(), rank.n);
+        const frnn::CellGridView g = grid.view();
+        const dist::CellLayers layers{g.cell_start, {g.dims[0], g.dims[1], g.dims[2]}, g.origin[axis],
+                                      g.inv_cell_size[axis]};
+        // Two plans each (the first against the extents, the second against them widened): the
+        // ghosts from the layers come in the same order as those from every row, and are every
+        // other rank's particle within the reach of this rank's extent.
+        dist::ParticleExchange every_row(rank.comm, rank.cpu, Rank::kCapacity, 1 << 20);
+        auto ghost_ids = [&](dist::ParticleExchange& plan, const dist::CellLayers* cells) {
+            const dist::Extent window = plan.window(slabs, reach);
+            plan.plan_halo(rank.exec, p, rank.n, axis, reach, window.empty() ? mine : window, cells);
+            plan.exchange_halo(rank.exec, rank.table, bit(id));
+            plan.unpack_halo(rank.exec, rank.table, rank.n);
+            return rank.download<std::uint64_t>(id, rank.n, plan.ghosts());
+        };
+        for (int round = 0; round < 2; ++round) {
+            CAPTURE(round);
+            const auto from_layers = ghost_ids(exchange, &layers);
+            CHECK(from_layers == ghost_ids(every_row, nullptr));
+            if (round > 0) continue;
+            std::multiset<std::uint64_t> expected, got(from_layers.begin(), from_layers.end());
+            for (const std::uint64_t i : rank.everyone_ids()) {
+                const float x = place(i)[axis];
+                if (slabs.rank_of(x) == rank.comm.rank() || mine.empty()) continue;
+                if (x >= mine.lo - reach && x <= mine.hi + reach) expected.insert(i);
+            }
+            CHECK(got == expected);
+        }
+        // Every listing read the layers (a rank has a neighbour on each side or one).
+        CHECK(exchange.cell_layer_listings() == (rank.comm.size() > 1 ? 2u : 0u));
+        CHECK(every_row.cell_layer_listings() == 0u);
+    }
 }
