@@ -205,6 +205,7 @@ int main(int argc, char** argv) {
                 // Output: frames through run::FrameOutput (gathered on rank 0), as sph-step writes them.
                 double output_s = 0.0;
                 run::FrameOutput::StageSeconds stages;  // rank 0's, per frame
+                std::string gather_path;
                 if (output_every > 0) {
                     const auto path = std::filesystem::path(output_dir) / "bench_dist_frames.pks";
                     fmt::WriterOptions writer_options;
@@ -221,6 +222,7 @@ int main(int argc, char** argv) {
                         output.finish();
                         output_s = ranks.allreduce(output_clock.seconds() / (4 * output_every), dist::ReduceOp::max) - step_s;
                         stages = output.stage_seconds();
+                        gather_path = output.gather_path();
                         const double frames = double(output.frames());
                         for (double* stage : {&stages.copy, &stages.gather, &stages.build, &stages.write}) *stage /= frames;
                     }
@@ -247,9 +249,10 @@ int main(int argc, char** argv) {
                 std::printf("  per step: %.2f collectives, %.2f exchanges, host waits up to %.2f (rank 0: %.2f)\n",
                             collectives_per_step, exchanges_per_step, waits_max, waits_per_step);
                 if (output_every > 0)
-                    std::printf("  output stages on rank 0, per frame: device copy wait %.1f ms, gather %.1f ms, "
+                    std::printf("  output stages on rank 0, per frame: device copy wait %.1f ms, gather %.1f ms (%s), "
                                 "build %.1f ms, compress and write %.1f ms\n",
-                                1e3 * stages.copy, 1e3 * stages.gather, 1e3 * stages.build, 1e3 * stages.write);
+                                1e3 * stages.copy, 1e3 * stages.gather, gather_path.c_str(), 1e3 * stages.build,
+                                1e3 * stages.write);
                 std::printf("  sent %.2f MB/step (most of any rank), bound %.3f ms at %.0f GB/s; ghosts up to %.0f; "
                             "%.0f rows migrated per step; imbalance (max/mean compute) %.3f\n",
                             bytes_per_step / 1e6, 1e3 * bound_s, link_gb_s, ghosts, migrated_per_step,
@@ -264,7 +267,8 @@ int main(int argc, char** argv) {
                          << ",\"imbalance_seconds\":" << compute_max - compute_mean
                          << ",\"balance_seconds\":" << split.other << ",\"output_seconds\":" << output_s
                          << ",\"output_stage_seconds\":{\"copy\":" << stages.copy << ",\"gather\":" << stages.gather
-                         << ",\"build\":" << stages.build << ",\"write\":" << stages.write << "}"
+                         << ",\"build\":" << stages.build << ",\"write\":" << stages.write
+                         << "},\"output_gather_path\":" << json_quote(gather_path)
                          << ",\"bytes_per_step\":" << bytes_per_step << ",\"bound_seconds\":" << bound_s
                          << ",\"ghosts\":" << ghosts << ",\"migrated_per_step\":" << migrated_per_step
                          << ",\"collectives_per_step\":" << collectives_per_step

@@ -276,6 +276,7 @@ public:
     CallCounts call_counts() const;
 
     struct Impl;
+    friend class NodeSharedSegments;  // allocates its windows through impl_
     explicit Communicator(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 private:

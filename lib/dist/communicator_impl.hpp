@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <span>
@@ -14,6 +15,25 @@
 #include "dist/communicator.hpp"
 
 namespace partikel::dist {
+
+namespace detail {
+
+// The shared windows behind NodeSharedSegments (node_shared_segments.hpp): the transport's half
+// (memory and the handshakes); the layout, checks and copies are node_shared_segments.cpp's.
+struct SharedWindows {
+    virtual ~SharedWindows() = default;
+    // Where `rank`'s segment of `window` starts (this rank's: to write; others': the root reads).
+    virtual std::byte* segment(int window, int rank) = 0;
+    // Waits until every rank released `window`'s previous gather (at once before its first).
+    virtual void acquire(int window) = 0;
+    // After this rank wrote its segment of `window`: its part sizes to the root. The root waits
+    // for every rank's and returns them, rank after rank; the others return nothing at once.
+    virtual std::vector<std::uint64_t> filled(int window, std::span<const std::uint64_t> sizes) = 0;
+    // This rank is done with `window` (the root: has read it); never waits.
+    virtual void release(int window) = 0;
+};
+
+}  // namespace detail
 
 struct Communicator::Impl {
     virtual ~Impl() = default;
@@ -28,6 +48,9 @@ struct Communicator::Impl {
     virtual std::vector<ReceivedBytes> gatherv(std::span<const std::byte> mine, int root, bool everyone) = 0;
     virtual void bcast(std::span<std::byte> bytes, int root) = 0;
     virtual void barrier() = 0;
+    // `windows` shared windows in which this rank owns `bytes` bytes, over every rank when they
+    // all run on one host (collective); nullptr on every rank when they do not.
+    virtual std::unique_ptr<detail::SharedWindows> allocate_shared(std::size_t bytes, int windows, int root) = 0;
     virtual void exchange_host(std::span<const SendBytes> sends, std::span<const ReceiveBytes> receives) = 0;
 
     virtual void bind_device(const Backend& backend) = 0;

@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -210,6 +211,129 @@ int launcher_size() {
     return std::getenv("PMIX_RANK") || std::getenv("PMI_RANK") ? -1 : 1;
 }
 
+// The windows of NodeSharedSegments: one MPI-3 shared window per gather in flight over the
+// ranks of one host, each rank's segment its own (alloc_shared_noncontig: page-aligned, on the
+// owner's NUMA node). Every window stays in a passive epoch (lock_all) for its whole life, so that
+// MPI_Win_sync orders the plain stores and loads around the messages that synchronise them
+// (the unified memory model of MPI-3, section 11.7): a writer syncs before it sends its sizes, the
+// root after it has them; the ranks sync after the release barrier before they write again.
+class MpiWindows final : public SharedWindows {
+public:
+    // nullptr on every rank when `comm`'s ranks are not all on one host or MPI could not give
+    // the memory on some rank (all agree).
+    static std::unique_ptr<SharedWindows> open(MPI_Comm comm, std::size_t bytes, int count, int root, double& waited) {
+        int rank = 0, size = 1;
+        MPI_Comm_rank(comm, &rank);
+        MPI_Comm_size(comm, &size);
+        MPI_Comm node;
+        check(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node), "split by host");
+        int node_size = 0;
+        MPI_Comm_size(node, &node_size);
+        if (node_size != size) {  // the same answer on every rank: some rank is elsewhere
+            MPI_Comm_free(&node);
+            return nullptr;
+        }
+        MPI_Comm_set_errhandler(node, MPI_ERRORS_RETURN);
+        auto out = std::unique_ptr<MpiWindows>(new MpiWindows(node, rank, size, root));
+        MPI_Info info;
+        MPI_Info_create(&info);
+        MPI_Info_set(info, "alloc_shared_noncontig", "true");
+        std::uint8_t ok = 1;
+        for (int w = 0; w < count; ++w) {
+            Window window;
+            void* base = nullptr;
+            if (MPI_Win_allocate_shared(MPI_Aint(bytes), 1, info, node, &base, &window.win) != MPI_SUCCESS) {
+                ok = 0;
+                window.win = MPI_WIN_NULL;
+            }
+            out->windows_.push_back(std::move(window));
+        }
+        MPI_Info_free(&info);
+        std::vector<MPI_Request> r(1);
+        check(MPI_Iallreduce(MPI_IN_PLACE, &ok, 1, MPI_UINT8_T, MPI_MIN, node, &r[0]), "agree on shared memory");
+        wait_all(r, waited);
+        // A window that some rank could not allocate is left behind (freeing it is collective
+        // over ranks that may not have it); the run gathers by messages instead.
+        if (!ok) {
+            out->windows_.clear();
+            return nullptr;
+        }
+        for (Window& window : out->windows_) {
+            check(MPI_Win_lock_all(MPI_MODE_NOCHECK, window.win), "lock a shared window");
+            window.bases.resize(std::size_t(size));
+            for (int peer = 0; peer < size; ++peer) {
+                MPI_Aint peer_bytes = 0;
+                int unit = 0;
+                void* base = nullptr;
+                check(MPI_Win_shared_query(window.win, peer, &peer_bytes, &unit, &base), "query a shared window");
+                window.bases[std::size_t(peer)] = static_cast<std::byte*>(base);
+            }
+        }
+        return out;
+    }
+
+    ~MpiWindows() override {
+        // Freeing is collective: not while a failure ends the run (the others may never come).
+        int finalized = 0;
+        MPI_Finalized(&finalized);
+        if (finalized || std::uncaught_exceptions() > 0 || known_failure()) return;
+        try {
+            for (Window& window : windows_) wait_all(window.pending, waited_);
+        } catch (...) {
+            return;
+        }
+        for (Window& window : windows_) {
+            MPI_Win_unlock_all(window.win);
+            MPI_Win_free(&window.win);
+        }
+        MPI_Comm_free(&comm_);
+    }
+
+    std::byte* segment(int window, int rank) override { return windows_[std::size_t(window)].bases[std::size_t(rank)]; }
+
+    void acquire(int window) override {
+        Window& w = windows_[std::size_t(window)];
+        wait_all(w.pending, waited_);
+        MPI_Win_sync(w.win);
+    }
+
+    std::vector<std::uint64_t> filled(int window, std::span<const std::uint64_t> sizes) override {
+        Window& w = windows_[std::size_t(window)];
+        MPI_Win_sync(w.win);
+        w.sent.assign(sizes.begin(), sizes.end());
+        const int n = int(sizes.size());
+        std::vector<std::uint64_t> all(rank_ == root_ ? sizes.size() * std::size_t(size_) : 0);
+        w.pending.emplace_back();
+        check(MPI_Igather(w.sent.data(), n, MPI_UINT64_T, all.data(), n, MPI_UINT64_T, root_, comm_, &w.pending.back()),
+              "gather the sizes of shared segments");
+        if (rank_ != root_) return all;  // waited for before the window is written again
+        wait_all(w.pending, waited_);
+        MPI_Win_sync(w.win);
+        return all;
+    }
+
+    void release(int window) override {
+        Window& w = windows_[std::size_t(window)];
+        MPI_Win_sync(w.win);
+        w.pending.emplace_back();
+        check(MPI_Ibarrier(comm_, &w.pending.back()), "release a shared window");
+    }
+
+private:
+    struct Window {
+        MPI_Win win = MPI_WIN_NULL;
+        std::vector<std::byte*> bases;      // every rank's segment
+        std::vector<MPI_Request> pending;   // this rank's size gather and release of the last use
+        std::vector<std::uint64_t> sent;    // the sizes a pending gather sends
+    };
+    MpiWindows(MPI_Comm comm, int rank, int size, int root) : comm_(comm), rank_(rank), size_(size), root_(root) {}
+
+    MPI_Comm comm_;
+    int rank_, size_, root_;
+    std::vector<Window> windows_;
+    double waited_ = 0.0;
+};
+
 class MpiImpl final : public Communicator::Impl {
 public:
     explicit MpiImpl(MPI_Comm comm) : comm_(comm) {
@@ -290,6 +414,11 @@ public:
         std::vector<MPI_Request> r(1);
         check(MPI_Ibarrier(comm_, &r[0]), "barrier");
         wait_all(r, waited_);
+    }
+
+    std::unique_ptr<SharedWindows> allocate_shared(std::size_t bytes, int windows, int root) override {
+        check_rank(root);
+        return MpiWindows::open(comm_, bytes, windows, root, waited_);
     }
 
     void exchange_host(std::span<const SendBytes> sends, std::span<const ReceiveBytes> receives) override {

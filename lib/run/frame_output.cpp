@@ -46,6 +46,13 @@ FrameOutput::FrameOutput(Simulation& simulation, fmt::FrameWriter& writer, Prove
       ranks_(simulation.communicator().duplicate()),
       staged_(simulation.backend(), simulation.frame_buffer_capacity(), slots) {
     reuse_freed_frame_memory();
+    if (ranks_.size() > 1) {
+        // A window per slot; each rank's segment holds what its staging slot holds, after its
+        // particle count (the first part of every gather).
+        std::vector<std::size_t> parts{sizeof(std::uint64_t)};
+        for (const std::size_t bytes : simulation.frame_buffer_capacity()) parts.push_back(bytes);
+        shared_ = dist::NodeSharedSegments::allocate(ranks_, parts, slots);
+    }
     // New threads start from OpenMP's process-wide default, not from this thread's setting
     // (--threads, a rank's share of the host): they take this thread's.
     const int host_threads = omp_get_max_threads();
@@ -108,10 +115,9 @@ double FrameOutput::write() {
     FrameCapture capture = simulation_.frame_capture();
     staged_.capture(slot, capture.buffers);
     last_step_ = capture.step;
-    ++frames_;
     {
         std::lock_guard lock(mutex_);
-        jobs_.push_back({slot, std::move(capture)});
+        jobs_.push_back({slot, frames_++, std::move(capture)});
     }
     changed_.notify_all();
     return waited;
@@ -141,14 +147,35 @@ std::optional<fmt::Frame> FrameOutput::gather_frame(const Job& job, std::span<co
         add(&StageSeconds::build);
         return frame;
     }
-    // Every rank's count, then each buffer from every rank, in capture order.
     const std::uint64_t count = job.capture.count;
+    std::vector<RankFrame> frames(std::size_t(ranks_.size()));
+    if (shared_) {
+        // Every rank: its count and buffers into its segment of the frame's window; rank 0 builds
+        // from the window itself and then lets the ranks refill it.
+        const int window = int(job.frame % std::uint64_t(shared_->windows()));
+        std::vector<std::span<const std::byte>> parts{std::as_bytes(std::span<const std::uint64_t>(&count, 1))};
+        parts.insert(parts.end(), host.begin(), host.end());
+        const auto all = shared_->gather(window, parts);  // [rank][part]
+        add(&StageSeconds::gather);
+        if (!ranks_.root()) {
+            shared_->release(window);
+            return std::nullopt;
+        }
+        for (std::size_t r = 0; r < frames.size(); ++r) {
+            std::memcpy(&frames[r].count, all[r][0].data(), sizeof(std::uint64_t));
+            frames[r].buffers.assign(all[r].begin() + 1, all[r].end());
+        }
+        auto frame = simulation_.build_frame(frames, job.capture);
+        shared_->release(window);
+        add(&StageSeconds::build);
+        return frame;
+    }
+    // Other hosts: every rank's count, then each buffer from every rank, in capture order.
     auto counts = ranks_.gatherv(std::as_bytes(std::span<const std::uint64_t>(&count, 1)));
     std::vector<std::vector<dist::ReceivedBytes>> parts;  // [buffer][rank]
     for (const auto& buffer : host) parts.push_back(ranks_.gatherv(buffer));
     add(&StageSeconds::gather);
     if (!ranks_.root()) return std::nullopt;
-    std::vector<RankFrame> frames(std::size_t(ranks_.size()));
     for (std::size_t r = 0; r < frames.size(); ++r) {
         std::memcpy(&frames[r].count, counts[r].data(), sizeof(std::uint64_t));
         for (const auto& buffer : parts) frames[r].buffers.emplace_back(buffer[r]);

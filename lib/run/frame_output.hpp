@@ -19,10 +19,17 @@
 // time a 10M-particle frame took to build).
 //
 // Several ranks (Simulation::communicator()): every rank captures its own rows the same way; its
-// builder thread sends the host copies to rank 0 (on a communicator of its own, so the gather
+// builder thread hands the host copies to rank 0 (on a communicator of its own, so the gather
 // overlaps the steps' exchanges), whose builder makes one frame of them
 // (Simulation::build_frame over every rank) and whose writer writes it. Only rank 0 writes;
-// every rank calls write() and finish() at the same points.
+// every rank calls write() and finish() at the same points. When every rank is on one host the
+// copies go through shared memory (dist::NodeSharedSegments, allocated here: a window per slot,
+// each rank's segment the size of its slot): a rank copies its slot into its segment of the
+// frame's window with its threads and goes on; rank 0 builds from the window in place, then
+// releases it. A rank waits only to refill a window rank 0 has not released, i.e. when rank 0
+// is `slots` frames behind. Elsewhere the copies are sent by messages (Communicator::gatherv),
+// which through OpenMPI's shared-memory transport ran at 0.5-1 GB/s (docs/PERFORMANCE.md,
+// "Output across ranks").
 //
 // A writer's failure is rethrown by the next write() or by finish().
 #pragma once
@@ -33,10 +40,12 @@
 #include <exception>
 #include <mutex>
 #include <optional>
+#include <string_view>
 #include <thread>
 
 #include "core/staged_copy.hpp"
 #include "dist/communicator.hpp"
+#include "dist/node_shared_segments.hpp"
 #include "formats/frame.hpp"
 #include "formats/reader.hpp"
 #include "run/provenance.hpp"
@@ -70,11 +79,15 @@ public:
     std::uint64_t frames() const { return frames_; }       // captured so far
     std::size_t device_bytes() const { return staged_.device_bytes(); }
     std::size_t host_bytes() const { return staged_.host_bytes(); }
+    // How other ranks' rows reach rank 0: "shared memory", "messages", or "none" (one rank).
+    std::string_view gather_path() const {
+        return ranks_.size() == 1 ? "none" : shared_ ? "shared memory" : "messages";
+    }
 
     // Seconds this rank's threads spent on each stage of the frames so far (read after
-    // finish()): waiting for the device copy, gathering the other ranks' rows (rank 0 receives,
-    // the others send), building the frame, and compressing and writing it (rank 0). Where a
-    // frame's time goes when output cannot keep up (bench_dist prints them).
+    // finish()): waiting for the device copy, gathering the other ranks' rows (rank 0 waits for
+    // them, the others copy or send theirs), building the frame, and compressing and writing it
+    // (rank 0). Where a frame's time goes when output cannot keep up (bench_dist prints them).
     struct StageSeconds {
         double copy = 0.0, gather = 0.0, build = 0.0, write = 0.0;
     };
@@ -83,6 +96,7 @@ public:
 private:
     struct Job {
         int slot;
+        std::uint64_t frame;  // 0 for the first capture: picks the shared window
         FrameCapture capture;
     };
     void builder_loop();
@@ -96,6 +110,8 @@ private:
     fmt::FrameWriter& writer_;
     Provenance provenance_;
     dist::Communicator ranks_;  // the builders' own (Communicator::duplicate)
+    // Several ranks on one host: the windows the frames are gathered through, one per slot.
+    std::optional<dist::NodeSharedSegments> shared_;
     StagedCopy staged_;
     mutable std::mutex mutex_;
     std::condition_variable changed_;
