@@ -150,12 +150,11 @@ template <class Interaction> struct NeighborBatch {
 #endif
 
 // `Ghosts`: the pass also walks GhostCells (an instantiation of its own, so that one rank runs
-// the loop it always ran, with the same arguments). The ghost grids' views hold registers of
-// their own: one block fewer per SM, which for the rates pass (5 -> 4: 64 registers) takes its
-// spills from 352 to 48 B per thread (ptxas, sm_90; 116 B without ghosts at 48 registers).
+// the loop it always ran, with the same arguments). Its rates pass spills 352 B per thread at
+// 48 registers (116 B without ghosts), yet one block fewer per SM (64 registers, 48 B) measured
+// 7% slower on the H100 (docs/PERFORMANCE.md, "Several GPUs"): the warps matter more.
 template <class Interaction, bool Ghosts = false> struct NeighborPass {
-    static constexpr int kMinBlocksPerSM =
-        Ghosts && Interaction::kMinBlocksPerSM > 1 ? Interaction::kMinBlocksPerSM - 1 : Interaction::kMinBlocksPerSM;
+    static constexpr int kMinBlocksPerSM = Interaction::kMinBlocksPerSM;
     frnn::CellGridView grid;
     const Vec4f* records;  // per particle: position (xyz) and the interaction's w (cell order)
     Interaction interaction;
