@@ -7,6 +7,7 @@
 //   mpirun -np 4 bench_dist --case inclined-plane --per-rank 16e6 --json dist.jsonl
 //   mpirun -np 4 bench_dist --case dam-break-obstacle --sizes 16e6 --start-slabs even
 //                           --balance-every 0,10 --steps 400 --json dist.jsonl   (one line)
+//   mpirun -np 4 bench_dist --case inclined-plane --sizes 16e6 --halo-overlap on,off
 //
 // Cases (WCSPH, Werner 2015's default scheme: Wendland C2, h = 1.5 dx, midpoint, Shepard every
 // 30 steps): `inclined-plane` (sph-init's: water on a plane rising along z, the slab axis; 8 m^3
@@ -17,7 +18,8 @@
 // time, the slowest rank's), then as many with per-phase device timing on a copy of the state:
 //   compute    the phases that wait for no other rank, mean over the ranks
 //   halo       the halo phases (plans, exchanges, ghost grids), the least of any rank: the
-//              transfer itself, without waiting for a slower rank
+//              transfer itself, without waiting for a slower rank; with the halo overlap
+//              (--halo-overlap on, the default) only what the interior rows did not hide
 //   migration  the same for migration
 //   imbalance  the slowest rank's compute less the mean: what the others wait
 // then, with --output-every N, a run writing a frame every N steps through run::FrameOutput
@@ -110,6 +112,7 @@ int main(int argc, char** argv) {
     std::vector<double> sizes{16e6};
     double per_rank = 0.0;
     std::vector<int> balance_every{10};
+    std::vector<std::string> halo_overlap{"on"};
     std::string start_slabs = "count";
     int steps = 50, warmup = 10, output_every = 0;
     double capacity = 2.0, link_gb_s = 450.0;
@@ -118,6 +121,9 @@ int main(int argc, char** argv) {
     tool.app().add_option("--per-rank", per_rank, "Particles per rank instead (weak scaling)");
     tool.app().add_option("--balance-every", balance_every, "Steps between border moves (0: fixed), each a run")
         ->delimiter(',');
+    tool.app().add_option("--halo-overlap", halo_overlap, "on, off or both (each a run): interior rows while the halo travels")
+        ->delimiter(',')
+        ->check(CLI::IsMember({"on", "off"}));
     tool.app().add_option("--start-slabs", start_slabs, "count (equal particles) or even (equal widths)")
         ->check(CLI::IsMember({"count", "even"}))
         ->capture_default_str();
@@ -138,16 +144,20 @@ int main(int argc, char** argv) {
         if (ranks.root() && !tool.json_path().empty()) json.open(tool.json_path(), std::ios::app);
         if (ranks.root()) std::printf("# %s on %s, commit %s\n", ranks.describe().c_str(), backend.describe().c_str(), PARTIKEL_GIT_COMMIT);
         const std::vector<double> targets = per_rank > 0.0 ? std::vector<double>{per_rank * ranks.size()} : sizes;
+        // Each run: a balancing interval and an overlap setting.
+        std::vector<std::pair<int, bool>> settings;
+        for (const int every : balance_every)
+            for (const std::string& overlap : halo_overlap) settings.push_back({every, overlap == "on"});
         for (const double target : targets) {
-            for (const int every : balance_every) {
-                sph::RankStart start = sph::scatter_start(
-                    ranks,
-                    [&] {
-                        sph::Scene s = make_case(case_name, target);
-                        return sph::SimulationFrame{s.params, std::move(s.particles), {}, 0, 0.0};
-                    },
-                    start_slabs == "even" ? sph::StartSlabs::equal_widths : sph::StartSlabs::equal_counts);
-                sph::RankOptions options{ranks, start.slabs, capacity, every};
+            const sph::RankStart start = sph::scatter_start(
+                ranks,
+                [&] {
+                    sph::Scene s = make_case(case_name, target);
+                    return sph::SimulationFrame{s.params, std::move(s.particles), {}, 0, 0.0};
+                },
+                start_slabs == "even" ? sph::StartSlabs::equal_widths : sph::StartSlabs::equal_counts);
+            for (const auto& [every, overlap] : settings) {
+                sph::RankOptions options{ranks, start.slabs, capacity, every, overlap};
                 sph::SphSimulation simulation(backend, start.frame, {}, options);
                 sph::Solver& solver = simulation.solver();
                 const std::size_t n = solver.global_size();
@@ -177,7 +187,7 @@ int main(int argc, char** argv) {
                 // The split, on profiled copies of the state: each phase waited for (its own
                 // work), then a timeline (where the step's wall time goes, waits included).
                 const auto profile_copy = [&](PhaseProfile::Timing timing) {
-                    sph::RankOptions same{ranks, solver.slabs(), capacity, every};
+                    sph::RankOptions same{ranks, solver.slabs(), capacity, every, overlap};
                     sph::Solver profiled(backend, start.frame.params, solver.download(), solver.step_count(),
                                          solver.time(), {.profile = true, .profile_timing = timing},
                                          solver.download_previous(), same);
@@ -231,10 +241,11 @@ int main(int argc, char** argv) {
                 }
                 if (!ranks.root()) continue;
                 const double bound_s = bytes_per_step / (link_gb_s * 1e9);
-                std::printf("\n%s, %zu particles (dx %.4g m), %d ranks (%s), balance every %d, %s slabs: %.3f ms/step "
-                            "(%.1f M particle-steps/s)\n",
+                std::printf("\n%s, %zu particles (dx %.4g m), %d ranks (%s), balance every %d, %s slabs, halo overlap "
+                            "%s: %.3f ms/step (%.1f M particle-steps/s)\n",
                             case_name.c_str(), n, start.frame.params.dx_m, ranks.size(),
-                            std::string(ranks.transport()).c_str(), every, start_slabs.c_str(), 1e3 * step_s,
+                            std::string(ranks.transport()).c_str(), every, start_slabs.c_str(), overlap ? "on" : "off",
+                            1e3 * step_s,
                             double(n) / step_s / 1e6);
                 std::printf("  profiled: compute %.3f ms (mean; slowest %.3f), halo %.3f ms, migration %.3f ms, "
                             "imbalance %.3f ms, reductions and balancing %.3f ms; output %+.3f ms/step\n",
@@ -261,6 +272,7 @@ int main(int argc, char** argv) {
                     json << "{\"bench\":\"dist\",\"case\":" << json_quote(case_name) << ",\"particles\":" << n
                          << ",\"ranks\":" << ranks.size() << ",\"transport\":" << json_quote(std::string(ranks.transport()))
                          << ",\"per_rank\":" << (per_rank > 0.0 ? "true" : "false") << ",\"balance_every\":" << every
+                         << ",\"halo_overlap\":" << (overlap ? "true" : "false")
                          << ",\"start_slabs\":" << json_quote(start_slabs) << ",\"step_seconds\":" << step_s
                          << ",\"compute_seconds\":" << compute_mean << ",\"compute_max_seconds\":" << compute_max
                          << ",\"halo_seconds\":" << halo << ",\"migration_seconds\":" << migration

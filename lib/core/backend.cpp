@@ -89,17 +89,18 @@ int Backend::threads() const { return state_->threads; }
 void* Backend::stream() const { return state_->stream; }
 std::string Backend::describe() const { return state_->description; }
 
-Backend Backend::with_own_stream() const {
+Backend Backend::with_own_stream(StreamPriority priority) const {
     if (is_cpu()) return *this;
 #if PARTIKEL_HAVE_CUDA
     auto state = std::make_shared<State>();
     state->kind = state_->kind;
     state->threads = state_->threads;
     state->device = state_->device;
-    state->stream = cuda_rt::stream_create(state_->device);
+    state->stream = cuda_rt::stream_create(state_->device, priority == StreamPriority::high);
     state->description = state_->description;
     return Backend(std::move(state));
 #else
+    (void)priority;
     return *this;  // unreachable: no CUDA backend exists in a CPU-only build
 #endif
 }

@@ -53,7 +53,10 @@ public:
     // this backend's work runs (order the two with an Event, core/event.hpp), e.g. a
     // device -> host copy overlapping the next kernels. Creates a CUDA stream, so call it once,
     // outside loops. On the CPU every call is synchronous and this is a copy of the backend.
-    Backend with_own_stream() const;
+    // `priority` high: the stream's blocks are scheduled before those of normal streams as SMs
+    // free up (short work that a long kernel would otherwise delay, e.g. a halo's).
+    enum class StreamPriority { normal, high };
+    Backend with_own_stream(StreamPriority priority = StreamPriority::normal) const;
 
     struct State;
     explicit Backend(std::shared_ptr<State> state) : state_(std::move(state)) {}

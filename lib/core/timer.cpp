@@ -161,6 +161,7 @@ PhaseProfile::Scope PhaseProfile::phase(std::string_view name) {
         open_.push_back(i);
         mark(i);
     } else {
+        open_.push_back(i);
         timers_[i].start();
     }
     return Scope(this, i);
@@ -178,8 +179,12 @@ PhaseProfile::Scope::~Scope() {
         }
         auto& timer = profile_->timers_[index_];
         timer.stop();
+        const double seconds = timer.seconds();
         profile_->entries_[index_].calls += 1;
-        profile_->entries_[index_].total_seconds += timer.seconds();
+        profile_->entries_[index_].total_seconds += seconds;
+        // A phase inside another is that one's time no more: the outer timer ran on.
+        profile_->open_.pop_back();
+        if (!profile_->open_.empty()) profile_->entries_[profile_->open_.back()].total_seconds -= seconds;
     } catch (...) {
         // A device failure here resurfaces at the next checked call; a destructor must not throw.
     }

@@ -58,6 +58,8 @@ double median_device_seconds(const Backend& backend, int repeats, const std::fun
 //    including the time it stood idle because the host was late to queue the next work (a host
 //    wait, an MPI collective, launch overhead): where a step's time goes, not what each phase
 //    costs alone. Flushes itself when its marks fill up (one wait per few hundred phases).
+// Either way a phase opened inside another counts for itself only: the outer one's total
+// leaves out the inner one's time.
 class PhaseProfile {
 public:
     enum class Timing { synchronised, timeline };

@@ -140,8 +140,12 @@ public:
     }
     void bind_device(const Backend& backend) override { backend_ = backend; }
     void reserve_staging(std::size_t, std::size_t) override {}
-    void start_exchange(std::span<const SendBytes> sends, std::span<const ReceiveBytes> receives) override {
+    void start_exchange(std::span<const SendBytes> sends, std::span<const ReceiveBytes> receives,
+                        const Backend* after) override {
         check_peers(sends, receives);
+        // The copies on `after` are complete for the bound backend's later work only when it is
+        // the bound backend: one rank has no second queue to wait for.
+        if (after && backend_ && after->stream() != backend_->stream()) after->synchronize();
         copy_to_self(0, sends, receives, backend_ ? &*backend_ : nullptr);
     }
     void finish_exchange() override {}
@@ -370,9 +374,10 @@ void Communicator::exchange(std::span<const SendBytes> sends, std::span<const Re
     impl_->finish_exchange();
 }
 
-void Communicator::start_exchange(std::span<const SendBytes> sends, std::span<const ReceiveBytes> receives) {
+void Communicator::start_exchange(std::span<const SendBytes> sends, std::span<const ReceiveBytes> receives,
+                                  const Backend* after) {
     ++impl_->calls.exchanges;
-    impl_->start_exchange(sends, receives);
+    impl_->start_exchange(sends, receives, after);
 }
 
 void Communicator::finish_exchange() { impl_->finish_exchange(); }
@@ -405,7 +410,9 @@ namespace {
 std::vector<std::byte> nccl_unique_id() { no_nccl(); }
 std::shared_ptr<NcclChannel> nccl_open(std::span<const std::byte>, int, int, const Backend&) { no_nccl(); }
 void nccl_close(NcclChannel&) noexcept {}
-void nccl_start_exchange(NcclChannel&, std::span<const SendBytes>, std::span<const ReceiveBytes>) { no_nccl(); }
+void nccl_start_exchange(NcclChannel&, std::span<const SendBytes>, std::span<const ReceiveBytes>, const Backend*) {
+    no_nccl();
+}
 void nccl_finish_exchange(NcclChannel&) { no_nccl(); }
 void nccl_allreduce(NcclChannel&, void*, std::size_t, DataType, ReduceOp) { no_nccl(); }
 }  // namespace detail

@@ -249,8 +249,11 @@ public:
     // (the interior of a slab while its halo travels): start_ takes the sends' data as it is
     // once the work queued before it has run; the receives are complete for the work queued
     // after finish_. At most one exchange in flight per communicator; the spans must stay
-    // valid until finish_.
-    void start_exchange(std::span<const SendBytes> sends, std::span<const ReceiveBytes> receives);
+    // valid until finish_. `after`: a backend on the bound one's device whose queued work the
+    // sends' data waits for instead (a second stream that packed them, while the bound one
+    // computes); finish_ still orders the bound backend's later work after the receives.
+    void start_exchange(std::span<const SendBytes> sends, std::span<const ReceiveBytes> receives,
+                        const Backend* after = nullptr);
     void finish_exchange();
     // In-place all-reduce of `count` values in backend memory.
     template <class T> void allreduce_device(T* values, std::size_t count, ReduceOp op) {

@@ -55,7 +55,9 @@ struct Communicator::Impl {
 
     virtual void bind_device(const Backend& backend) = 0;
     virtual void reserve_staging(std::size_t send_bytes, std::size_t receive_bytes) = 0;
-    virtual void start_exchange(std::span<const SendBytes> sends, std::span<const ReceiveBytes> receives) = 0;
+    // `after`: the queue whose work the sends wait for (nullptr: the bound backend).
+    virtual void start_exchange(std::span<const SendBytes> sends, std::span<const ReceiveBytes> receives,
+                                const Backend* after) = 0;
     virtual void finish_exchange() = 0;
     virtual void allreduce_device(void* values, std::size_t count, DataType type, ReduceOp op) = 0;
 
@@ -97,7 +99,9 @@ std::vector<std::byte> nccl_unique_id();
 std::shared_ptr<NcclChannel> nccl_open(std::span<const std::byte> id, int rank, int size, const Backend& backend);
 // Destroys the NCCL communicator (before MPI_Finalize; aborts it after a failure).
 void nccl_close(NcclChannel& channel) noexcept;
-void nccl_start_exchange(NcclChannel& channel, std::span<const SendBytes> sends, std::span<const ReceiveBytes> receives);
+// The sends wait for the work queued on `after` (the channel's backend when nullptr).
+void nccl_start_exchange(NcclChannel& channel, std::span<const SendBytes> sends, std::span<const ReceiveBytes> receives,
+                         const Backend* after);
 void nccl_finish_exchange(NcclChannel& channel);
 void nccl_allreduce(NcclChannel& channel, void* values, std::size_t count, DataType type, ReduceOp op);
 

@@ -452,10 +452,14 @@ public:
         if (receive_staging_.size() < receive_bytes) receive_staging_ = PinnedBuffer<std::byte>(*backend_, receive_bytes);
     }
 
-    void start_exchange(std::span<const SendBytes> sends, std::span<const ReceiveBytes> receives) override {
+    void start_exchange(std::span<const SendBytes> sends, std::span<const ReceiveBytes> receives,
+                        const Backend* after) override {
         if (in_flight_) throw UsageError("dist: an exchange is already in flight");
         const bool device = backend_.has_value();
-        copy_to_self(rank, sends, receives, device ? &*backend_ : nullptr);
+        // The queue that holds the sends' data: the copies to this rank itself and the staging
+        // copies wait for its work.
+        const Backend* queue = after ? after : device ? &*backend_ : nullptr;
+        copy_to_self(rank, sends, receives, device ? queue : nullptr);
         in_flight_ = true;
         if (nccl_) {
             others_send_.clear();
@@ -464,7 +468,7 @@ public:
                 if (s.peer != rank && s.bytes) others_send_.push_back(s);
             for (const auto& r : receives)
                 if (r.peer != rank && r.bytes) others_receive_.push_back(r);
-            nccl_start_exchange(*nccl_, others_send_, others_receive_);
+            nccl_start_exchange(*nccl_, others_send_, others_receive_, queue);
             return;
         }
         if (!device || !backend_->is_cuda()) {
@@ -484,7 +488,7 @@ public:
         std::size_t off = 0;
         for (const auto& s : sends) {
             if (s.peer == rank || s.bytes == 0) continue;
-            copy_bytes(*backend_, send_staging_.data() + off, s.data, s.bytes, CopyDirection::device_to_host, true);
+            copy_bytes(*queue, send_staging_.data() + off, s.data, s.bytes, CopyDirection::device_to_host, true);
             staged_sends_.push_back({s.peer, send_staging_.data() + off, s.bytes});
             off += round_up(s.bytes);
         }
@@ -495,7 +499,7 @@ public:
             destinations_.push_back(r.data);
             off += round_up(r.bytes);
         }
-        backend_->synchronize();
+        queue->synchronize();
         post(pending_, staged_sends_, staged_receives_);
     }
 

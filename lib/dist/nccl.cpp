@@ -80,8 +80,9 @@ std::shared_ptr<NcclChannel> nccl_open(std::span<const std::byte> id, int rank, 
 
 void nccl_close(NcclChannel& channel) noexcept { channel.close(); }
 
-void nccl_start_exchange(NcclChannel& c, std::span<const SendBytes> sends, std::span<const ReceiveBytes> receives) {
-    c.ready.record(c.backend);
+void nccl_start_exchange(NcclChannel& c, std::span<const SendBytes> sends, std::span<const ReceiveBytes> receives,
+                         const Backend* after) {
+    c.ready.record(after ? *after : c.backend);
     c.ready.enqueue_wait(c.side);
     auto stream = static_cast<cudaStream_t>(c.side.stream());
     check(ncclGroupStart(), "group start");

@@ -1,6 +1,7 @@
 #include "dist/particle_exchange.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <string>
 
 #include "base/error.hpp"
@@ -49,8 +50,7 @@ const std::byte* ParticleExchange::received(const FieldArrays& table, int field)
     return receive_.data() + table.packed_offset(fields_, received_rows_, field);
 }
 
-Extent ParticleExchange::window(const SlabDecomposition& slabs, float reach) const {
-    const int me = comm_.rank();
+Extent ParticleExchange::window_of(int me, const SlabDecomposition& slabs, float reach) const {
     if (extents_.size() != std::size_t(comm_.size()) || slabs.ranks() != comm_.size()) return Extent::identity();
     Extent all = Extent::identity();
     for (const Extent& e : extents_) all = Extent::combine(all, e);
@@ -60,6 +60,23 @@ Extent ParticleExchange::window(const SlabDecomposition& slabs, float reach) con
     Extent w = extents_[std::size_t(me)];
     if (!arrivals.empty()) w = Extent::combine(w, arrivals);
     return w.widened(kSpeculativeMargin * reach);
+}
+
+ParticleExchange::GhostBounds ParticleExchange::foreseen_ghost_bounds(const SlabDecomposition& slabs,
+                                                                      float reach) const {
+    const float inf = std::numeric_limits<float>::infinity();
+    const int me = comm_.rank(), ranks = comm_.size();
+    if (extents_.size() != std::size_t(ranks) || slabs.ranks() != ranks) return {inf, -inf};
+    // A lower rank's ghosts lie within its rows (plan_halo: ghosts_below_), and so do a higher's.
+    GhostBounds b{-inf, inf};
+    for (int q = 0; q < ranks; ++q) {
+        if (q == me) continue;
+        const Extent w = window_of(q, slabs, reach);
+        if (w.empty()) continue;
+        if (q < me) b.below = std::max(b.below, w.hi);
+        else b.above = std::min(b.above, w.lo);
+    }
+    return b;
 }
 
 ParticleExchange::Totals ParticleExchange::totals(int q) const {

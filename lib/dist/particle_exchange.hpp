@@ -116,9 +116,23 @@ public:
     // some rank's extent then, give or take kSpeculativeMargin of `reach` of drift. Empty before
     // the first plan, and when the rank had no rows and receives none. Rows outside it are
     // still found (a grid's edge cells take them), only slower, and the plan lists again.
-    Extent window(const SlabDecomposition& slabs, float reach) const;
+    Extent window(const SlabDecomposition& slabs, float reach) const { return window_of(comm_.rank(), slabs, reach); }
+    // Where ghosts_below() and ghosts_above() will be after the next plan, foreseen like
+    // window() (every rank's rows within its window): at most `below` and at least `above`, so
+    // that the rows between them, widened by the reach, may be computed before the plan (the
+    // interior of a slab while its halo is planned and travels). Before the first plan
+    // {+inf, -inf}: nothing is foreseen. Not a guarantee (a row that jumped past its window
+    // moves them farther): compare with the plan's.
+    struct GhostBounds {
+        float below, above;  // m
+    };
+    GhostBounds foreseen_ghost_bounds(const SlabDecomposition& slabs, float reach) const;
     // Sends the listed rows' `fields` and receives the ghosts' into the receive buffer (arrival
     // order). start_/finish_ split it for work in between (finish before reading them).
+    // plan_halo and start_halo may run on a second queue of the backend's device (`exec` on
+    // Backend::with_own_stream(), ordered after the rows' last change by an Event) while the
+    // backend's own queue computes: the sends wait for `exec`'s work, and finish_halo orders
+    // the backend's later work after the receives (Communicator::start_exchange).
     template <class Exec> void start_halo(const Exec& exec, const FieldArrays& table, std::uint64_t fields);
     void finish_halo();
     template <class Exec> void exchange_halo(const Exec& exec, const FieldArrays& table, std::uint64_t fields) {
@@ -172,6 +186,8 @@ public:
     std::size_t device_bytes() const;
 
 private:
+    // window() for rank q.
+    Extent window_of(int q, const SlabDecomposition& slabs, float reach) const;
     // The flagged entries of flags_[0, n) into list[0, room) (entry k stands for row k, or for
     // rows[k]), in entry order; returns how many were flagged (those past room are not written).
     template <class Exec>

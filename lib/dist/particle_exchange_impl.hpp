@@ -536,7 +536,8 @@ std::size_t ParticleExchange::plan_halo(const Exec& exec, const Vec3f* positions
             read = read_lists(exec, wanted);
         } else {
             if (peers > 1 && n > 0) {
-                ranges_.copy_from_host_async(wanted);
+                // On exec's queue, which may not be the buffer's (start_halo).
+                exec.copy_from_host(ranges_.data(), wanted.data(), wanted.size() * sizeof(Extent));
                 exec.for_each(n, kernels::FlagInAnyRange{positions, axis, ranges_.data(), ranks, flags_.data()},
                               "dist.halo_candidates");
                 entries = list_rows(exec, n, nullptr, destination_.data(), destination_.size());
@@ -628,7 +629,7 @@ void ParticleExchange::unpack_halo(const Exec& exec, FieldArrays& table, std::si
 }
 
 template <class Exec>
-void ParticleExchange::send_and_receive(const Exec&, const FieldArrays& table, std::uint64_t fields,
+void ParticleExchange::send_and_receive(const Exec& exec, const FieldArrays& table, std::uint64_t fields,
                                         std::size_t send_rows, std::size_t receive_rows) {
     const int ranks = comm_.size();
     sends_.clear();
@@ -651,7 +652,7 @@ void ParticleExchange::send_and_receive(const Exec&, const FieldArrays& table, s
     }
     fields_ = fields;
     received_rows_ = receive_rows;
-    comm_.start_exchange(sends_, receives_);
+    comm_.start_exchange(sends_, receives_, &exec.backend());
     in_flight_ = true;
 }
 

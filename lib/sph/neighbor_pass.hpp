@@ -83,6 +83,22 @@ struct GhostCells {
 
 struct NoGhosts {};
 
+// The rows a pass runs over by their coordinate along one axis: those strictly between lo and hi
+// (`inside`), or the others; every row with axis < 0. Several ranks overlap a halo with the rows
+// of a slab's interior, which need no ghost (sph/solver_impl.hpp, neighbor_pass), and then run
+// the rest with the ghosts: a band of its own rather than a list of rows, so that neither pass
+// costs more than its rows and a one-rank pass compiles no other kernel.
+struct RowBand {
+    int axis = -1;
+    float lo = 0.0f, hi = 0.0f;  // m
+    bool inside = true;
+    PK_HD bool holds(const Vec4f& record) const {
+        if (axis < 0) return true;
+        const float x = record.xyz()[axis];
+        return (x > lo && x < hi) == inside;  // a NaN coordinate is never inside
+    }
+};
+
 #if !defined(__CUDACC__)
 template <class I>
 concept BatchedPairs = requires(const I& i, const typename I::Particle& a, std::uint32_t b, Vec3f r_ab, float r2,
@@ -161,7 +177,9 @@ template <class Interaction, bool Ghosts = false> struct NeighborPass {
     NeighborLists lists{};
     ListUse use = ListUse::none;
     [[no_unique_address]] std::conditional_t<Ghosts, GhostCells, NoGhosts> ghosts{};
+    RowBand band{};
     PK_HD PK_NEIGHBOR_PASS void operator()(std::size_t a) const {
+        if (!band.holds(records[a])) return;
         const typename Interaction::Particle self = interaction.load(a);
         typename Interaction::Sums sums{};
         if (!interaction.interacts(self)) {

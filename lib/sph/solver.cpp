@@ -113,6 +113,7 @@ SolverState::SolverState(const Backend& backend_, const SphParams& params_, std:
     ranks.communicator = ranks_.communicator;
     ranks.slabs = ranks_.slabs;
     ranks.balance_every = ranks_.balance_every;
+    ranks.overlap_halo = ranks_.overlap_halo;
     ranks.global_n = all_particles;
     if (!distributed()) return;
     ranks.reach = halo_reach(params_);
@@ -130,7 +131,12 @@ SolverState::SolverState(const Backend& backend_, const SphParams& params_, std:
     for (auto& ghost_grid : ranks.ghost_grids) ghost_grid = std::make_unique<frnn::CellGrid>(backend_, grid.spec(), capacity_);
     ranks.ghost_positions = DeviceBuffer<Vec3f>(backend_, capacity_);
     ranks.ghost_order = DeviceBuffer<std::uint32_t>(backend_, capacity_);
-    for (int k = 0; k < 8; ++k) ranks.pass_timers.emplace_back(backend_);
+    // A step's neighbour passes (the first after a halo in two parts with the overlap).
+    for (int k = 0; k < 16; ++k) ranks.pass_timers.emplace_back(backend_);
+    if (ranks.overlap_halo) {
+        ranks.halo_queue = backend_.with_own_stream(Backend::StreamPriority::high);
+        ranks.rows_ready.emplace(backend_);
+    }
 }
 
 Solver::Solver(const Backend& backend, const SphParams& params, const ParticleSet& particles, std::int64_t step,

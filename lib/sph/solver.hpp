@@ -61,6 +61,9 @@ struct RankOptions {
     double capacity_factor = 2.0;
     // Steps between moves of the slab borders toward equal measured cost (0: fixed borders).
     int balance_every = 10;
+    // Compute the rows of a slab's interior while its halo is planned and travels (the same
+    // results either way; off: the halo first, then every row).
+    bool overlap_halo = true;
 };
 
 // Per-output summary (sph-step --diag). Energies in J, speed in m/s, density in kg/m^3;

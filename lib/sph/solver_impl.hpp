@@ -255,8 +255,10 @@ inline StageRates stage_rates(SolverState& s) {
 
 // Several ranks: the ghosts' copies of `fields` from their owners (the same lists as the last
 // halo plan), into the ghost rows in ghost cell order.
+template <class Exec> void complete_halo(const Exec& exec, SolverState& s);
 template <class Exec> void refresh_ghosts(const Exec& exec, SolverState& s, std::uint64_t fields) {
     if (!s.distributed()) return;
+    complete_halo(exec, s);
     auto scope = s.profile.phase("halo");
     RankState& r = s.ranks;
     r.exchange->exchange_halo(exec, s.fields, fields);
@@ -275,23 +277,54 @@ template <class Exec> void pack_neighbor_records(const Exec& exec, SolverState& 
     refresh_ghosts(exec, s, kRecordFields);
 }
 
-// Several ranks: the halo after a reorder that moved positions. Each rank lists its rows within
-// the reach of another rank's extent (read from the owned grid's cell layers along the slab
-// axis: the rows are in its cell order), the records travel, and the ghosts from lower and from
-// higher ranks each get a grid of their own (the owned grid's cells, windowed to where that
-// side's ghosts lie) and its cell order. `window`: where the owned grid's window foresaw the
-// rows (ParticleExchange::window).
-template <class Exec> void build_halo(const Exec& exec, SolverState& s, dist::Extent window) {
+// A particle further than the reach (and a margin for rounding) from every ghost of a side
+// skips that side's grid.
+constexpr float kGhostWalkMargin = 1.05f;
+
+// Several ranks: the halo after a reorder that moved positions is due. `window`: where the
+// owned grid's window foresaw the rows (ParticleExchange::window). Without the overlap it is
+// built at once; with it, the reorder's work is marked for the halo queue, and the next
+// neighbour pass builds it while it computes the rows that need no ghost (neighbor_pass):
+// those between the ghosts' bounds foreseen from the last plan, widened by the reach.
+template <class Exec> void begin_halo(const Exec& exec, SolverState& s, dist::Extent window) {
     RankState& r = s.ranks;
+    r.halo_window = window;
+    r.halo_due = true;
+    if (!r.overlap_halo) return complete_halo(exec, s);
+    const auto foreseen = r.exchange->foreseen_ghost_bounds(r.slabs, r.reach);
+    r.interior_lo = foreseen.below + kGhostWalkMargin * r.reach;
+    r.interior_hi = foreseen.above - kGhostWalkMargin * r.reach;
+    r.rows_ready->record(s.backend);
+}
+
+// Builds the halo when it is due. Each rank lists its rows within the reach of another rank's
+// extent (read from the owned grid's cell layers along the slab axis: the rows are in its cell
+// order), the records travel, and the ghosts from lower and from higher ranks each get a grid
+// of their own (the owned grid's cells, windowed to where that side's ghosts lie) and its cell
+// order. With the overlap the listing, the packing and the transfer run on the halo queue
+// (the backend's queue waits for the transfer only); the ghost grids on the backend's.
+template <class Exec> void complete_halo(const Exec& exec, SolverState& s) {
+    RankState& r = s.ranks;
+    if (!r.halo_due) return;
+    r.halo_due = false;
     const int axis = r.slabs.axis;
     {
         auto scope = s.profile.phase("halo");
         const frnn::CellGridView g = s.grid.view();
         const dist::CellLayers layers{g.cell_start, {g.dims[0], g.dims[1], g.dims[2]}, g.origin[axis],
                                       g.inv_cell_size[axis]};
-        r.ghosts = r.exchange->plan_halo(exec, s.f<Vec3f>(field::position), s.n, axis, r.reach, window,
-                                         s.grid.spec().morton ? nullptr : &layers);
-        r.exchange->exchange_halo(exec, s.fields, kRecordFields);
+        auto plan_and_send = [&](const Exec& queue) {
+            r.ghosts = r.exchange->plan_halo(queue, s.f<Vec3f>(field::position), s.n, axis, r.reach, r.halo_window,
+                                             s.grid.spec().morton ? nullptr : &layers);
+            r.exchange->start_halo(queue, s.fields, kRecordFields);
+        };
+        if (r.overlap_halo) {
+            r.rows_ready->enqueue_wait(*r.halo_queue);
+            plan_and_send(Exec(*r.halo_queue));
+        } else {
+            plan_and_send(exec);
+        }
+        r.exchange->finish_halo();
     }
     const dist::Extent extent = r.exchange->mine();
     auto scope = s.profile.phase("ghost grids");
@@ -317,11 +350,8 @@ template <class Exec> void build_halo(const Exec& exec, SolverState& s, dist::Ex
                                        static_cast<std::uint32_t>(r.ghosts_from_below), r.ghost_order.data()},
                       "sph.ghost_order");
     r.exchange->unpack_halo(exec, s.fields, s.n, r.ghost_order.data());
-    // A particle further than the reach (and a margin for rounding) from every ghost of a side
-    // skips that side's grid.
-    const float margin = 1.05f * r.reach;
-    r.ghosts_below = r.exchange->ghosts_below() + margin;
-    r.ghosts_above = r.exchange->ghosts_above() - margin;
+    r.ghosts_below = r.exchange->ghosts_below() + kGhostWalkMargin * r.reach;
+    r.ghosts_above = r.exchange->ghosts_above() - kGhostWalkMargin * r.reach;
 }
 
 // The compute time of the neighbour passes since the last call, when every pass has finished
@@ -364,12 +394,17 @@ void neighbor_pass(const Exec& exec, SolverState& s, const Interaction& interact
         if (s.distributed()) {
             // Several ranks: the pass's device time for the load balancing, and the ghosts if any.
             RankState& r = s.ranks;
-            DeviceTimer* timer =
-                r.timers_used < int(r.pass_timers.size()) ? &r.pass_timers[std::size_t(r.timers_used++)] : nullptr;
-            if (timer) timer->start();
-            if (r.ghosts == 0) {
-                run(NeighborPass<Interaction>{s.grid.view(), records, interaction, lists, list_use});
-            } else {
+            auto timed = [&](const auto& pass) {
+                DeviceTimer* timer =
+                    r.timers_used < int(r.pass_timers.size()) ? &r.pass_timers[std::size_t(r.timers_used++)] : nullptr;
+                if (timer) timer->start();
+                run(pass);
+                if (timer) timer->stop();
+            };
+            // The rows of `band` (RowBand), with the ghosts if any.
+            auto with_ghosts = [&](RowBand band) {
+                if (r.ghosts == 0)
+                    return timed(NeighborPass<Interaction>{s.grid.view(), records, interaction, lists, list_use, {}, band});
                 const GhostCells ghosts{r.ghost_grids[0]->view(),
                                         r.ghost_grids[1]->view(),
                                         static_cast<std::uint32_t>(s.n),
@@ -377,10 +412,23 @@ void neighbor_pass(const Exec& exec, SolverState& s, const Interaction& interact
                                         r.slabs.axis,
                                         r.ghosts_below,
                                         r.ghosts_above};
-                run(NeighborPass<Interaction, true>{s.grid.view(), records, interaction, lists, list_use, ghosts});
+                timed(NeighborPass<Interaction, true>{s.grid.view(), records, interaction, lists, list_use, ghosts, band});
+            };
+            if (!r.halo_due || !std::is_same_v<Rows, EveryRow>) {
+                complete_halo(exec, s);
+                return with_ghosts({});
             }
-            if (timer) timer->stop();
-            return;
+            // The halo overlap: the rows the last plan foresaw to need no ghost while the halo
+            // is built, then every other row. A row the plan finds nearer a ghost than foreseen
+            // (a particle jumped) is computed again with its ghosts: a pass writes its rows'
+            // results, it does not add to them.
+            const int axis = r.slabs.axis;
+            if (r.interior_lo < r.interior_hi)
+                timed(NeighborPass<Interaction>{s.grid.view(), records, interaction, lists, list_use, {},
+                                                {axis, r.interior_lo, r.interior_hi, true}});
+            complete_halo(exec, s);
+            return with_ghosts({axis, std::max(r.interior_lo, r.ghosts_below), std::min(r.interior_hi, r.ghosts_above),
+                                false});
         }
     }
     run(NeighborPass<Interaction>{s.grid.view(), records, interaction, lists, list_use});
@@ -906,10 +954,12 @@ template <class Exec> void balance(const Exec& exec, SolverState& s) {
 // Several ranks: a reorder between steps first migrates the rows past a border (and moves the
 // borders every RankOptions::balance_every steps); the grid covers where the last halo plan
 // foresaw this rank's rows (its extent, read back only before the first plan), widened by the
-// halo reach; the halo is built on the new order.
+// halo reach; the halo on the new order is due (begin_halo: built by the next neighbour pass).
 template <class Exec> void sort_by_cell(const Exec& exec, SolverState& s, bool in_step) {
     dist::Extent window{};
     if (s.distributed()) {
+        // A halo still due was for rows this reorder moves: nothing of it was queued yet.
+        s.ranks.halo_due = false;
         if (!in_step) detail::migrate(exec, s);
         RankState& r = s.ranks;
         window = r.exchange->window(r.slabs, r.reach);
@@ -929,7 +979,7 @@ template <class Exec> void sort_by_cell(const Exec& exec, SolverState& s, bool i
     s.cell_ordered = true;
     s.lists_valid = false;
     detail::list_mdbc_rows(exec, s);
-    if (s.distributed()) detail::build_halo(exec, s, window);
+    if (s.distributed()) detail::begin_halo(exec, s, window);
 }
 
 // One time step. On entry the fields are in the cell order of a grid built on the positions

@@ -13,6 +13,7 @@
 #include "base/hd.hpp"
 #include "base/vec.hpp"
 #include "core/buffer.hpp"
+#include "core/event.hpp"
 #include "core/fields.hpp"
 #include "core/timer.hpp"
 #include "core/workspace.hpp"
@@ -72,6 +73,17 @@ struct RankState {
     float reach = 0.0f;                          // m, the halo's (the search radius, widened)
     std::size_t migration_rows = 0;              // rows one migration's buffers hold
     float ghosts_below = 0.0f, ghosts_above = 0.0f;  // m, GhostCells' walk bounds
+    // The halo overlap (RankOptions::overlap_halo): a reorder marks the halo due and its work
+    // for halo_queue (rows_ready); the next neighbour pass first computes the rows strictly
+    // between interior_lo and interior_hi along the slab axis (foreseen from the last plan to
+    // need no ghost) while the halo is planned and packed on halo_queue and travels, then the
+    // rest with the ghosts (sph/solver_impl.hpp: neighbor_pass, complete_halo).
+    bool overlap_halo = true;
+    std::optional<Backend> halo_queue;  // a high-priority stream of the rank's device
+    std::optional<Event> rows_ready;
+    bool halo_due = false;
+    dist::Extent halo_window{};              // where the reorder's grid foresaw the rows
+    float interior_lo = 0.0f, interior_hi = 0.0f;  // m
     std::uint64_t global_n = 0;
     // Compute time (the neighbour passes, on the device) since the last balance, and the
     // slowest rank's over the mean then.

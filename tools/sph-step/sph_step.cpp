@@ -127,6 +127,10 @@ int sph_step(std::span<const std::string> args) {
         ->check(number_in(0, 1000000))
         ->capture_default_str()
         ->group("Ranks");
+    bool no_halo_overlap = false;
+    app.add_flag("--no-halo-overlap", no_halo_overlap,
+                 "mpirun: build each halo before the pass that needs it (same results; for timing)")
+        ->group("Ranks");
     sph::SphParamOverrides overrides;
     add_override_flags(app, overrides);
 
@@ -152,6 +156,7 @@ int sph_step(std::span<const std::string> args) {
         });
         rank_options.communicator = ranks;
         rank_options.slabs = start.slabs;
+        rank_options.overlap_halo = !no_halo_overlap;
 
         // A Verlet frame carries the previous step (velocity_previous, density_previous): the
         // continuation is then bit-identical on the CPU backend.

@@ -53,10 +53,12 @@ std::vector<CudaDeviceInfo> devices(std::string* reason) {
     return result;
 }
 
-void* stream_create(int device) {
+void* stream_create(int device, bool high_priority) {
     PK_CUDA_CHECK(cudaSetDevice(device));
     cudaStream_t stream = nullptr;
-    PK_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    int least = 0, greatest = 0;
+    PK_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    PK_CUDA_CHECK(cudaStreamCreateWithPriority(&stream, cudaStreamNonBlocking, high_priority ? greatest : least));
     return stream;
 }
 

@@ -13,7 +13,8 @@ namespace partikel::cuda_rt {
 
 // Never throws. `reason` says why the list is empty.
 std::vector<CudaDeviceInfo> devices(std::string* reason);
-void* stream_create(int device);
+// `high_priority`: the device's greatest stream priority (its blocks are scheduled first).
+void* stream_create(int device, bool high_priority = false);
 void stream_destroy(int device, void* stream) noexcept;
 void stream_synchronize(int device, void* stream);
 void* malloc_device(int device, std::size_t bytes);

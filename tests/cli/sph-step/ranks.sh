@@ -2,7 +2,7 @@
 # sph-step on several CPU ranks (mpirun --oversubscribe, one OpenMP thread per rank): after a
 # short run the frames of 2 and 4 ranks equal one rank's up to reordered sums (compare-results,
 # tolerances below), with exactly the same particles, ids, kinds and masses; diagnostics gain an
-# imbalance column; laminar+SPS viscosity on 3 ranks; a restart on a different rank count (2 -> 3, and 4 ranks' frame on 1) goes
+# imbalance column; the halo overlap changes no bit; laminar+SPS viscosity on 3 ranks; a restart on a different rank count (2 -> 3, and 4 ranks' frame on 1) goes
 # on like the straight run; the snow model (Bingham, kept neighbour lists) across 3 ranks; an
 # interrupt stops every rank after the same step, the output kept; and
 # failures end every rank with one line, frames kept, never a hang (each mpirun under a timeout):
@@ -55,6 +55,10 @@ done
 # Fixed borders (no balancing) give the same frames too.
 check "fixed borders" 0 mpi -np 2 sph-step -i db.pks -o fixed.pks --steps 20 --every-steps 10 --balance-every 0 --device cpu
 check "fixed borders equal one rank" 0 compare-results $close fixed.pks one.pks
+# The halo overlap (interior rows while the halo travels, the default) computes every row as
+# building the halo first does: the same bits.
+check "no halo overlap" 0 mpi -np 2 sph-step -i db.pks -o serial.pks --steps 20 --every-steps 10 --balance-every 0 --no-halo-overlap --device cpu
+check "no halo overlap: the same bits" 0 compare-results --atol 0 --rtol 0 serial.pks fixed.pks
 
 # Laminar+SPS: the SPS stress of neighbours on other ranks travels with the halo (a viscosity
 # and Smagorinsky constant large enough that both terms shape the flow).

@@ -93,6 +93,28 @@ TEST_CASE("core.phase profile sums phases") {
     CHECK(off.entries().empty());
 }
 
+TEST_CASE("core.phase profile: a phase inside another counts for itself only") {
+    using namespace std::chrono_literals;
+    const Backend b = Backend::cpu(1);
+    PhaseProfile profile(b, true);
+    Stopwatch wall;
+    {
+        auto outer = profile.phase("outer");
+        std::this_thread::sleep_for(10ms);
+        {
+            auto inner = profile.phase("inner");
+            std::this_thread::sleep_for(30ms);
+        }
+    }
+    const double elapsed = wall.seconds();
+    REQUIRE(profile.entries().size() == 2);
+    const double outer = profile.entries()[0].total_seconds, inner = profile.entries()[1].total_seconds;
+    CHECK(inner >= 0.030);
+    CHECK(outer >= 0.010);
+    CHECK(outer < 0.030);  // the inner phase's 30 ms are not the outer one's
+    CHECK(profile.total_seconds() <= elapsed);
+}
+
 TEST_CASE("core.phase profile timeline gives every interval between marks to the phase open in it") {
     using namespace std::chrono_literals;
     const Backend b = Backend::cpu(1);
