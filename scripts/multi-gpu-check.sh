@@ -27,11 +27,14 @@
 #                              [--sequence-compression zip,none] [--sequence-passes all,rgba]
 #                              [--render-host-memory pinned,pageable]
 #                              [--tests-regex R] [--jobs N] [--no-build]
+#                              [--ranks 1,2,4] [--halo-overlap on,off]
 #
 # Each part fits one 10-minute call on a warm machine (the build stays between calls): e.g.
 # `--parts tests`, then `--parts strong --no-build`, `--parts weak,balance --no-build`,
 # `--parts nbody --no-build`, `--parts pic,render --no-build`; the tables are made from every
 # line the .jsonl files hold so far (delete them to start afresh).
+# --ranks: the rank counts of the strong and weak scaling runs; --halo-overlap: bench_dist's runs
+# with the halo overlapping the interior rows (on, the default), without it, or both.
 # NCCL_NVLS_ENABLE=0 stays set (no NVLink multicast). PARTIKEL_NCCL=0 in the environment
 # measures the staged path (device -> pinned host -> MPI) instead of NCCL.
 set -uo pipefail
@@ -54,6 +57,8 @@ render_host_memory=pinned,pageable
 jobs=$(nproc)
 tests_regex=.
 build_it=1
+ranks=1,2,4
+halo_overlap=on
 while [ $# -gt 0 ]; do
   case "$1" in
     --parts) parts=$2; shift ;;
@@ -71,6 +76,8 @@ while [ $# -gt 0 ]; do
     --sequence-passes) sequence_passes=$2; shift ;;
     --render-host-memory) render_host_memory=$2; shift ;;
     --tests-regex) tests_regex=$2; shift ;;  # the mpi tests (ctest -R) part tests runs
+    --ranks) ranks=$2; shift ;;
+    --halo-overlap) halo_overlap=$2; shift ;;
     --jobs) jobs=$2; shift ;;
     --no-build) build_it=0 ;;
     *) echo "multi-gpu-check: error: unknown option $1" >&2; exit 2 ;;
@@ -118,13 +125,18 @@ bench() {  # ranks args...
   mpi "$np" "$build/bench/bench_dist" --device cuda --json "$OUT/dist.jsonl" "$@" >> "$OUT/bench.txt" 2>&1 || {
     status=1; tail -5 "$OUT/bench.txt"; }
 }
+overlap_for() { if [ "$1" = 1 ]; then echo on; else echo "$halo_overlap"; fi; }  # one rank has no halo
 if has strong; then
   echo "== strong scaling: inclined plane at $sizes particles, 1, 2, 4 GPUs"
-  for np in 1 2 4; do bench $np --case inclined-plane --sizes "$sizes" --steps "$steps" --output-every 20; done
+  for np in ${ranks//,/ }; do
+    bench $np --case inclined-plane --sizes "$sizes" --steps "$steps" --output-every 20 --halo-overlap "$(overlap_for $np)"
+  done
 fi
 if has weak; then
   echo "== weak scaling: inclined plane at $per_rank particles per GPU"
-  for np in 1 2 4; do bench $np --case inclined-plane --per-rank "$per_rank" --steps "$steps"; done
+  for np in ${ranks//,/ }; do
+    bench $np --case inclined-plane --per-rank "$per_rank" --steps "$steps" --halo-overlap "$(overlap_for $np)"
+  done
 fi
 if has balance; then
   echo "== load balancing: the dam break from slabs of equal width, fixed and balanced borders"
@@ -145,7 +157,7 @@ for r in rows:
         key = (r["case"], r["per_rank"], r["particles"] if not r["per_rank"] else 0)
         one[key] = r["step_seconds"]
 def ms(s): return f"{1e3 * s:8.2f}"
-print("case            kind    particles ranks transport  ms/step  eff   compute    halo migrate imbal  output  MB/step bound_ms imbalance bal  coll waits")
+print("case            kind    particles ranks transport  ms/step  eff   compute    halo migrate imbal  output  MB/step bound_ms imbalance bal  coll waits overlap")
 for r in rows:
     kind = "weak" if r["per_rank"] else "strong"
     key = (r["case"], r["per_rank"], r["particles"] if not r["per_rank"] else 0)
@@ -159,7 +171,8 @@ for r in rows:
           f"{ms(r['migration_seconds'])}{ms(r['imbalance_seconds'])}{ms(r['output_seconds'])}"
           f"{r['bytes_per_step']/1e6:9.1f}{ms(r['bound_seconds'])} {r['imbalance']:9.3f} {r['balance_every']:3d}"
           # Per step (commits since 84459fb): collectives of rank 0, host waits of the busiest rank.
-          f"{r.get('collectives_per_step', float('nan')):6.2f}{r.get('host_waits_per_step', float('nan')):6.2f}")
+          f"{r.get('collectives_per_step', float('nan')):6.2f}{r.get('host_waits_per_step', float('nan')):6.2f}"
+          f" {'on' if r.get('halo_overlap') else 'off' if 'halo_overlap' in r else '-'}")
 EOF
 cat "$OUT/table.txt"
 
