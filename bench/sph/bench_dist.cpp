@@ -18,8 +18,9 @@
 // time, the slowest rank's), then as many with per-phase device timing on a copy of the state:
 //   compute    the phases that wait for no other rank, mean over the ranks
 //   halo       the halo phases (plans, exchanges, ghost grids), the least of any rank: the
-//              transfer itself, without waiting for a slower rank; with the halo overlap
-//              (--halo-overlap on, the default) only what the interior rows did not hide
+//              transfer itself, without waiting for a slower rank (the synchronised split
+//              builds the halo first, overlap or not: each phase's own cost; the timeline's
+//              halo with --halo-overlap on, the default, is what the interior rows left exposed)
 //   migration  the same for migration
 //   imbalance  the slowest rank's compute less the mean: what the others wait
 // then, with --output-every N, a run writing a frame every N steps through run::FrameOutput

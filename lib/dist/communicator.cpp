@@ -148,7 +148,7 @@ public:
         if (after && backend_ && after->stream() != backend_->stream()) after->synchronize();
         copy_to_self(0, sends, receives, backend_ ? &*backend_ : nullptr);
     }
-    void finish_exchange() override {}
+    void finish_exchange(const Backend*) override {}
     void allreduce_device(void*, std::size_t, DataType, ReduceOp) override {}
     void send_failure(const Failure&) noexcept override {}
     double wait_seconds() const override { return 0.0; }
@@ -371,7 +371,7 @@ void Communicator::reserve_staging(std::size_t send_bytes, std::size_t receive_b
 
 void Communicator::exchange(std::span<const SendBytes> sends, std::span<const ReceiveBytes> receives) {
     start_exchange(sends, receives);
-    impl_->finish_exchange();
+    impl_->finish_exchange(nullptr);
 }
 
 void Communicator::start_exchange(std::span<const SendBytes> sends, std::span<const ReceiveBytes> receives,
@@ -380,7 +380,7 @@ void Communicator::start_exchange(std::span<const SendBytes> sends, std::span<co
     impl_->start_exchange(sends, receives, after);
 }
 
-void Communicator::finish_exchange() { impl_->finish_exchange(); }
+void Communicator::finish_exchange(const Backend* before) { impl_->finish_exchange(before); }
 
 void Communicator::allreduce_device_bytes(void* values, std::size_t count, DataType type, ReduceOp op) {
     if (!count) return;
@@ -413,7 +413,7 @@ void nccl_close(NcclChannel&) noexcept {}
 void nccl_start_exchange(NcclChannel&, std::span<const SendBytes>, std::span<const ReceiveBytes>, const Backend*) {
     no_nccl();
 }
-void nccl_finish_exchange(NcclChannel&) { no_nccl(); }
+void nccl_finish_exchange(NcclChannel&, const Backend*) { no_nccl(); }
 void nccl_allreduce(NcclChannel&, void*, std::size_t, DataType, ReduceOp) { no_nccl(); }
 }  // namespace detail
 bool nccl_compiled() { return false; }

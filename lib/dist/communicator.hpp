@@ -251,10 +251,11 @@ public:
     // after finish_. At most one exchange in flight per communicator; the spans must stay
     // valid until finish_. `after`: a backend on the bound one's device whose queued work the
     // sends' data waits for instead (a second stream that packed them, while the bound one
-    // computes); finish_ still orders the bound backend's later work after the receives.
+    // computes). `before` in finish_: a backend on that device whose work queued after the call
+    // waits for the receives instead of the bound one's (the second stream, that unpacks them).
     void start_exchange(std::span<const SendBytes> sends, std::span<const ReceiveBytes> receives,
                         const Backend* after = nullptr);
-    void finish_exchange();
+    void finish_exchange(const Backend* before = nullptr);
     // In-place all-reduce of `count` values in backend memory.
     template <class T> void allreduce_device(T* values, std::size_t count, ReduceOp op) {
         allreduce_device_bytes(values, count, data_type_of<T>(), op);

@@ -58,7 +58,8 @@ struct Communicator::Impl {
     // `after`: the queue whose work the sends wait for (nullptr: the bound backend).
     virtual void start_exchange(std::span<const SendBytes> sends, std::span<const ReceiveBytes> receives,
                                 const Backend* after) = 0;
-    virtual void finish_exchange() = 0;
+    // `before`: the queue whose later work waits for the receives (nullptr: the bound backend).
+    virtual void finish_exchange(const Backend* before) = 0;
     virtual void allreduce_device(void* values, std::size_t count, DataType type, ReduceOp op) = 0;
 
     virtual void send_failure(const Failure& failure) noexcept = 0;
@@ -102,7 +103,8 @@ void nccl_close(NcclChannel& channel) noexcept;
 // The sends wait for the work queued on `after` (the channel's backend when nullptr).
 void nccl_start_exchange(NcclChannel& channel, std::span<const SendBytes> sends, std::span<const ReceiveBytes> receives,
                          const Backend* after);
-void nccl_finish_exchange(NcclChannel& channel);
+// The work queued on `before` (the channel's backend when nullptr) after this waits for the receives.
+void nccl_finish_exchange(NcclChannel& channel, const Backend* before);
 void nccl_allreduce(NcclChannel& channel, void* values, std::size_t count, DataType type, ReduceOp op);
 
 }  // namespace detail

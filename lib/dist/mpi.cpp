@@ -503,11 +503,11 @@ public:
         post(pending_, staged_sends_, staged_receives_);
     }
 
-    void finish_exchange() override {
+    void finish_exchange(const Backend* before) override {
         if (!in_flight_) return;
         in_flight_ = false;
         if (nccl_) {
-            nccl_finish_exchange(*nccl_);
+            nccl_finish_exchange(*nccl_, before);
             return;
         }
         try {
@@ -517,9 +517,12 @@ public:
             throw;
         }
         for (std::size_t i = 0; i < destinations_.size(); ++i)
-            copy_bytes(*backend_, destinations_[i], staged_receives_[i].data, staged_receives_[i].bytes,
-                       CopyDirection::host_to_device, true);
+            copy_bytes(before ? *before : *backend_, destinations_[i], staged_receives_[i].data,
+                       staged_receives_[i].bytes, CopyDirection::host_to_device, true);
         destinations_.clear();
+        // The next exchange's receives reuse the staging: a queue of the caller's is not one the
+        // next start waits for.
+        if (before) before->synchronize();
     }
 
     void allreduce_device(void* values, std::size_t count, DataType type, ReduceOp op) override {

@@ -91,9 +91,9 @@ void nccl_start_exchange(NcclChannel& c, std::span<const SendBytes> sends, std::
     check(ncclGroupEnd(), "group end");
 }
 
-void nccl_finish_exchange(NcclChannel& c) {
+void nccl_finish_exchange(NcclChannel& c, const Backend* before) {
     c.done.record(c.side);
-    c.done.enqueue_wait(c.backend);
+    c.done.enqueue_wait(before ? *before : c.backend);
 }
 
 void nccl_allreduce(NcclChannel& c, void* values, std::size_t count, DataType type, ReduceOp op) {

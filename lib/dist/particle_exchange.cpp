@@ -38,10 +38,10 @@ ParticleExchange::ParticleExchange(Communicator comm, const Backend& backend, st
     if (comm_.size() > 1) comm_.reserve_staging(buffer_bytes, buffer_bytes);
 }
 
-void ParticleExchange::finish_halo() {
+void ParticleExchange::finish_halo(const Backend* before) {
     if (!in_flight_) return;
     in_flight_ = false;
-    comm_.finish_exchange();
+    comm_.finish_exchange(before);
 }
 
 const std::byte* ParticleExchange::received(const FieldArrays& table, int field) const {

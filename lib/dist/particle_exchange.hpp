@@ -132,9 +132,10 @@ public:
     // plan_halo and start_halo may run on a second queue of the backend's device (`exec` on
     // Backend::with_own_stream(), ordered after the rows' last change by an Event) while the
     // backend's own queue computes: the sends wait for `exec`'s work, and finish_halo orders
-    // the backend's later work after the receives (Communicator::start_exchange).
+    // the later work of `before` (the backend's when nullptr) after the receives
+    // (Communicator::start_exchange, finish_exchange).
     template <class Exec> void start_halo(const Exec& exec, const FieldArrays& table, std::uint64_t fields);
-    void finish_halo();
+    void finish_halo(const Backend* before = nullptr);
     template <class Exec> void exchange_halo(const Exec& exec, const FieldArrays& table, std::uint64_t fields) {
         start_halo(exec, table, fields);
         finish_halo();

@@ -113,7 +113,10 @@ SolverState::SolverState(const Backend& backend_, const SphParams& params_, std:
     ranks.communicator = ranks_.communicator;
     ranks.slabs = ranks_.slabs;
     ranks.balance_every = ranks_.balance_every;
-    ranks.overlap_halo = ranks_.overlap_halo;
+    // A profile that waits for every phase overlaps nothing: the halo is built first, and its
+    // phases are its own cost (the timeline shows what the overlap leaves exposed).
+    ranks.overlap_halo = ranks_.overlap_halo &&
+                         !(options_.profile && options_.profile_timing == PhaseProfile::Timing::synchronised);
     ranks.global_n = all_particles;
     if (!distributed()) return;
     ranks.reach = halo_reach(params_);
@@ -136,6 +139,7 @@ SolverState::SolverState(const Backend& backend_, const SphParams& params_, std:
     if (ranks.overlap_halo) {
         ranks.halo_queue = backend_.with_own_stream(Backend::StreamPriority::high);
         ranks.rows_ready.emplace(backend_);
+        ranks.ghosts_ready.emplace(backend_);
     }
 }
 

@@ -62,7 +62,8 @@ struct RankOptions {
     // Steps between moves of the slab borders toward equal measured cost (0: fixed borders).
     int balance_every = 10;
     // Compute the rows of a slab's interior while its halo is planned and travels (the same
-    // results either way; off: the halo first, then every row).
+    // results either way; off: the halo first, then every row). A synchronised profile
+    // (SolverOptions::profile_timing) turns it off: it waits for every phase.
     bool overlap_halo = true;
 };
 

@@ -301,55 +301,60 @@ template <class Exec> void begin_halo(const Exec& exec, SolverState& s, dist::Ex
 // extent (read from the owned grid's cell layers along the slab axis: the rows are in its cell
 // order), the records travel, and the ghosts from lower and from higher ranks each get a grid
 // of their own (the owned grid's cells, windowed to where that side's ghosts lie) and its cell
-// order. With the overlap the listing, the packing and the transfer run on the halo queue
-// (the backend's queue waits for the transfer only); the ghost grids on the backend's.
+// order. With the overlap all of it runs on the halo queue, and the backend's queue waits for
+// its end (ghosts_ready) only where the next pass needs the ghosts.
 template <class Exec> void complete_halo(const Exec& exec, SolverState& s) {
     RankState& r = s.ranks;
     if (!r.halo_due) return;
     r.halo_due = false;
     const int axis = r.slabs.axis;
-    {
-        auto scope = s.profile.phase("halo");
-        const frnn::CellGridView g = s.grid.view();
-        const dist::CellLayers layers{g.cell_start, {g.dims[0], g.dims[1], g.dims[2]}, g.origin[axis],
-                                      g.inv_cell_size[axis]};
-        auto plan_and_send = [&](const Exec& queue) {
+    auto build = [&](const Exec& queue) {
+        {
+            auto scope = s.profile.phase("halo");
+            const frnn::CellGridView g = s.grid.view();
+            const dist::CellLayers layers{g.cell_start, {g.dims[0], g.dims[1], g.dims[2]}, g.origin[axis],
+                                          g.inv_cell_size[axis]};
             r.ghosts = r.exchange->plan_halo(queue, s.f<Vec3f>(field::position), s.n, axis, r.reach, r.halo_window,
                                              s.grid.spec().morton ? nullptr : &layers);
             r.exchange->start_halo(queue, s.fields, kRecordFields);
-        };
-        if (r.overlap_halo) {
-            r.rows_ready->enqueue_wait(*r.halo_queue);
-            plan_and_send(Exec(*r.halo_queue));
-        } else {
-            plan_and_send(exec);
+            r.exchange->finish_halo(&queue.backend());
         }
-        r.exchange->finish_halo();
+        const dist::Extent extent = r.exchange->mine();
+        auto scope = s.profile.phase("ghost grids");
+        r.ghosts_from_below = r.exchange->ghosts_from_below();
+        if (r.ghosts > 0)
+            queue.for_each(r.ghosts,
+                           kern::RecordPositions{reinterpret_cast<const Vec4f*>(
+                                                     r.exchange->received(s.fields, field::record_position_mass)),
+                                                 r.ghost_positions.data()},
+                           "sph.ghost_positions");
+        // The lower ranks' ghosts lie in [lo - reach, ghosts_below()], the higher ranks' in
+        // [ghosts_above(), hi + reach] (ParticleExchange::plan_halo); a side without ghosts gets
+        // a window of one cell layer.
+        const float below_hi = std::max(r.exchange->ghosts_below(), extent.lo - r.reach);
+        const float above_lo = std::min(r.exchange->ghosts_above(), extent.hi + r.reach);
+        r.ghost_grids[0]->set_window(axis, extent.lo - r.reach, below_hi);
+        r.ghost_grids[1]->set_window(axis, above_lo, extent.hi + r.reach);
+        r.ghost_grids[0]->build(queue, r.ghost_positions.data(), r.ghosts_from_below);
+        r.ghost_grids[1]->build(queue, r.ghost_positions.data() + r.ghosts_from_below,
+                                r.ghosts - r.ghosts_from_below);
+        if (r.ghosts > 0)
+            queue.for_each(r.ghosts,
+                           kern::GhostOrder{r.ghost_grids[0]->sorted_to_original(),
+                                            r.ghost_grids[1]->sorted_to_original(),
+                                            static_cast<std::uint32_t>(r.ghosts_from_below), r.ghost_order.data()},
+                           "sph.ghost_order");
+        r.exchange->unpack_halo(queue, s.fields, s.n, r.ghost_order.data());
+    };
+    if (r.overlap_halo) {
+        r.rows_ready->enqueue_wait(*r.halo_queue);
+        build(Exec(*r.halo_queue));
+        r.ghosts_ready->record(*r.halo_queue);
+        auto scope = s.profile.phase("halo");  // what the interior rows did not hide
+        r.ghosts_ready->enqueue_wait(s.backend);
+    } else {
+        build(exec);
     }
-    const dist::Extent extent = r.exchange->mine();
-    auto scope = s.profile.phase("ghost grids");
-    r.ghosts_from_below = r.exchange->ghosts_from_below();
-    if (r.ghosts > 0)
-        exec.for_each(r.ghosts,
-                      kern::RecordPositions{
-                          reinterpret_cast<const Vec4f*>(r.exchange->received(s.fields, field::record_position_mass)),
-                          r.ghost_positions.data()},
-                      "sph.ghost_positions");
-    // The lower ranks' ghosts lie in [lo - reach, ghosts_below()], the higher ranks' in
-    // [ghosts_above(), hi + reach] (ParticleExchange::plan_halo); a side without ghosts gets a
-    // window of one cell layer.
-    const float below_hi = std::max(r.exchange->ghosts_below(), extent.lo - r.reach);
-    const float above_lo = std::min(r.exchange->ghosts_above(), extent.hi + r.reach);
-    r.ghost_grids[0]->set_window(axis, extent.lo - r.reach, below_hi);
-    r.ghost_grids[1]->set_window(axis, above_lo, extent.hi + r.reach);
-    r.ghost_grids[0]->build(exec, r.ghost_positions.data(), r.ghosts_from_below);
-    r.ghost_grids[1]->build(exec, r.ghost_positions.data() + r.ghosts_from_below, r.ghosts - r.ghosts_from_below);
-    if (r.ghosts > 0)
-        exec.for_each(r.ghosts,
-                      kern::GhostOrder{r.ghost_grids[0]->sorted_to_original(), r.ghost_grids[1]->sorted_to_original(),
-                                       static_cast<std::uint32_t>(r.ghosts_from_below), r.ghost_order.data()},
-                      "sph.ghost_order");
-    r.exchange->unpack_halo(exec, s.fields, s.n, r.ghost_order.data());
     r.ghosts_below = r.exchange->ghosts_below() + kGhostWalkMargin * r.reach;
     r.ghosts_above = r.exchange->ghosts_above() - kGhostWalkMargin * r.reach;
 }

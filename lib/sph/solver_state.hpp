@@ -76,11 +76,12 @@ struct RankState {
     // The halo overlap (RankOptions::overlap_halo): a reorder marks the halo due and its work
     // for halo_queue (rows_ready); the next neighbour pass first computes the rows strictly
     // between interior_lo and interior_hi along the slab axis (foreseen from the last plan to
-    // need no ghost) while the halo is planned and packed on halo_queue and travels, then the
-    // rest with the ghosts (sph/solver_impl.hpp: neighbor_pass, complete_halo).
+    // need no ghost) while the halo is planned, packed, sent and its ghost grids built on
+    // halo_queue, then the rest with the ghosts (sph/solver_impl.hpp: neighbor_pass,
+    // complete_halo).
     bool overlap_halo = true;
     std::optional<Backend> halo_queue;  // a high-priority stream of the rank's device
-    std::optional<Event> rows_ready;
+    std::optional<Event> rows_ready, ghosts_ready;  // backend -> halo_queue, and back
     bool halo_due = false;
     dist::Extent halo_window{};              // where the reorder's grid foresaw the rows
     float interior_lo = 0.0f, interior_hi = 0.0f;  // m
