@@ -42,7 +42,11 @@ ncclRedOp_t nccl_op(ReduceOp op) { return op == ReduceOp::sum ? ncclSum : op == 
 }  // namespace
 
 struct NcclChannel {
-    NcclChannel(const Backend& b) : backend(b), side(b.with_own_stream()), ready(b), done(b) {}
+    // The exchanges' stream has the device's highest priority: its kernels start while a long
+    // kernel of the backend's still has blocks to schedule (the interior rows while a halo
+    // travels), not after them.
+    NcclChannel(const Backend& b)
+        : backend(b), side(b.with_own_stream(Backend::StreamPriority::high)), ready(b), done(b) {}
     ~NcclChannel() { close(); }
     void close() noexcept {
         if (!comm) return;
