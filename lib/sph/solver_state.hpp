@@ -119,10 +119,13 @@ struct SolverState {
     // mdbc: every row in cell order (rebuilt at every reorder), mDBC's first: the boundary
     // particles with a wall normal, mdbc_rows_count of them, the mDBC pass's rows; then the others
     // (the fluid's, and boundary particles without a normal, which keep the dynamic boundary
-    // conditions), the rates pass's (solver_impl.hpp, rates_row_subset). And the scan that builds
-    // it (capacity + 1 entries).
+    // conditions), the rates pass's (solver_impl.hpp, rates_row_subset). The rows of the virtual
+    // layers' pass (rates.hpp, VirtualLayerRates), which the rates pass flags, listed after it in
+    // their cell order. And the scan that builds each list from its flags (capacity + 1 entries).
     DeviceBuffer<std::uint32_t> mdbc_rows;
-    DeviceBuffer<std::uint32_t> mdbc_row_offsets;
+    DeviceBuffer<std::uint32_t> virtual_layer_rows;
+    DeviceBuffer<std::uint32_t> row_offsets;
+    std::uint64_t virtual_layer_walls = 0;  // boundary particles with virtual layers (scan_virtual_layers)
     std::size_t mdbc_rows_count = 0;
     bool mdbc_rows_counted = false;  // the count is read back once (list_mdbc_rows)
     bool cell_ordered = false;  // the fields are in the cell order of a grid built on the positions
