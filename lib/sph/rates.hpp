@@ -277,9 +277,10 @@ template <class Kernel, class Diffusion, class Extras, class Walls> struct Rates
 // time-step limit is the smaller of the rates pass's eq. 3.33 and this pass's, then eq. 3.34 on the
 // whole acceleration.
 template <class RatesPass> struct VirtualLayerRates {
-    // Few rows (a tenth of the fluid's in the 1M dam break), each the rates pass's search again:
-    // more warps hide its latency (docs/PERFORMANCE.md).
-    static constexpr int kMinBlocksPerSM = 4;
+    // Few rows (101k of 888k fluid rows in the 1M dam break: about 3 blocks of 256 per SM, one
+    // wave), each the rates pass's search again: 80 registers (3 blocks per SM) spill 88 B per
+    // thread, 64 (4 blocks) 248 B (ptxas, sm_90, cubic spline and diffusion; docs/PERFORMANCE.md).
+    static constexpr int kMinBlocksPerSM = 3;
     static constexpr bool kOneRank = true;  // mdbc
     RatesPass rates;
     using Particle = typename RatesPass::Particle;
@@ -289,7 +290,7 @@ template <class RatesPass> struct VirtualLayerRates {
     PK_DEVICE_INLINE bool interacts(const Particle&) const { return true; }
 
     // The wall's layers and gradients are read where they are used, not held through the
-    // neighbour loop: registers, which this pass spills (docs/PERFORMANCE.md).
+    // neighbour loop (at 64 registers: 524 B of spills held, 248 B read where used).
     PK_DEVICE_INLINE void pair(const Particle& a, std::uint32_t b, Vec3f r_ab, float, const Vec4f& record_b,
                                Sums& s) const {
         const bool b_wall = a.fluid() && sign_bit(record_b.w);
