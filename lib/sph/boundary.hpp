@@ -496,6 +496,13 @@ struct VirtualLayers {
     const Mat3f* velocity_gradient;  // per particle: G_b (1/s); nullptr: the virtual points move with b
     std::uint32_t* flags;           // out, per particle: 1 for a row of the virtual layers' pass (zeroed
                                     // before); nullptr: no particle has virtual layers, no such pass
+    // out, for the virtual layers' pass (NeighborLists): a flagged row's fluid-boundary pairs, and
+    // the neighbours of the first `capacity` at pair_index[k * stride + a] (the GPU's pair loop
+    // writes them; capacity 0: none, that pass searches)
+    std::uint32_t* pair_count;
+    std::uint32_t* pair_index;
+    std::uint32_t capacity;
+    std::size_t stride;
     TaitEos eos;
     float support2;                 // m^2: virtual points beyond the support add nothing
 };

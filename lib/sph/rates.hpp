@@ -138,14 +138,14 @@ template <class Kernel, class Diffusion, class Extras, class Walls> struct Rates
         Vec3f xsph;
         float drho;
         float max_mu;
-        // mdbc: a pair had a boundary particle on one side (VirtualLayers::flags)
-        [[no_unique_address]] std::conditional_t<Walls::enabled, bool, NoWallPairs> wall_pairs;
+        // mdbc: the pairs with a boundary particle on one side (VirtualLayers::flags, pair_count)
+        [[no_unique_address]] std::conditional_t<Walls::enabled, std::uint32_t, NoWallPairs> wall_pairs;
         PK_DEVICE_INLINE void add(const Sums& o) {  // the CPU's lanes (neighbor_pass.hpp)
             acc += o.acc;
             xsph += o.xsph;
             drho += o.drho;
             max_mu = max_of(max_mu, o.max_mu);
-            if constexpr (Walls::enabled) wall_pairs = wall_pairs || o.wall_pairs;
+            if constexpr (Walls::enabled) wall_pairs += o.wall_pairs;
         }
     };
 
@@ -163,12 +163,16 @@ template <class Kernel, class Diffusion, class Extras, class Walls> struct Rates
         const float m_b = fabsf(record_b.w);
         const Vec4f vr_b = velocity_density[b];
         const float pressure_term_b = load_now(pressure_term + b);  // used last; its latency hides below
+        if constexpr (Walls::enabled)  // the virtual layers' pass reads the pair from the list
+            if ((sign_bit(a.w) || sign_bit(record_b.w)) && s.wall_pairs < walls.capacity)
+                walls.pair_index[s.wall_pairs * walls.stride + a.index] = b;
         pair_of(a, b, m_b, vr_b, pressure_term_b, record_b.w, r_ab, r2, s);
     }
 
     // pair() in the halves the CPU's batches run (neighbor_pass.hpp, BatchedPairs): whether the
     // pair does anything (pair()'s two returns, which the GPU keeps as they are), and the terms,
-    // branch-free.
+    // branch-free. Without pair()'s list of wall pairs (a store per pair would stop the SIMD
+    // code): the CPU gives the list no capacity.
     PK_DEVICE_INLINE bool pairs(const Particle& a, std::uint32_t b, float w_b) const {
         return b != a.index && !(max_of(a.w, w_b) < 0.0f);
     }
@@ -184,7 +188,7 @@ template <class Kernel, class Diffusion, class Extras, class Walls> struct Rates
                                   float pressure_term_b, float w_b, Vec3f r_ab, float r2, Sums& s) const {
         if constexpr (Walls::enabled) {
             const bool b_wall = sign_bit(w_b), a_wall = sign_bit(a.w);  // not both: pair() returned
-            s.wall_pairs = s.wall_pairs || a_wall || b_wall;
+            s.wall_pairs += (a_wall || b_wall) ? 1u : 0u;
             Particle a_o = a;
             if (b_wall) a_o.pressure_term = max_of(a.pressure_term, 0.0f);
             terms(a_o, b, m_b, vr_b, a_wall ? max_of(pressure_term_b, 0.0f) : pressure_term_b, w_b, r_ab, r2, s);
@@ -237,7 +241,7 @@ template <class Kernel, class Diffusion, class Extras, class Walls> struct Rates
         float limit = h / (c0 + s.max_mu);  // eq. 3.33
         bool more = false;  // the virtual layers' pass adds to this row
         if constexpr (Walls::enabled)
-            more = walls.flags && s.wall_pairs && (self.fluid() || walls.layers[a].w > 0.0f);
+            more = walls.flags && s.wall_pairs > 0u && (self.fluid() || walls.layers[a].w > 0.0f);
         if (self.fluid()) {
             acc_a += gravity;
             acc_a += volumes.acceleration(self.r, self.v);
@@ -250,8 +254,12 @@ template <class Kernel, class Diffusion, class Extras, class Walls> struct Rates
         density_rate[a] = s.drho;
         xsph_velocity[a] = xsph_a;
         dt_limit[a] = limit;
-        if constexpr (Walls::enabled)
-            if (more) walls.flags[a] = 1u;
+        if constexpr (Walls::enabled) {
+            if (more) {
+                walls.flags[a] = 1u;
+                walls.pair_count[a] = s.wall_pairs;  // past the capacity: searched again
+            }
+        }
     }
 
     // The smaller of `limit` and a fluid particle's limit by its acceleration (eq. 3.34).
@@ -265,7 +273,9 @@ template <class Kernel, class Diffusion, class Extras, class Walls> struct Rates
 // of their own over the rows it flagged: a fluid particle with a boundary neighbour, and with the
 // wall impulse tracked a boundary particle with virtual layers and a fluid neighbour (RowSubset's
 // list, solver_impl.hpp). The rates pass is then the dbc pair loop, at its registers; inside it the
-// virtual points spilled (docs/PERFORMANCE.md).
+// virtual points spilled (docs/PERFORMANCE.md). A row's fluid-boundary pairs come from the rates
+// pass's list of them (VirtualLayers::pair_index, as NeighborLists) where it holds them all, else
+// from a search: the same neighbours in the same order either way.
 // Each fluid-boundary pair's virtual points: at x_b + o seen from a fluid a (r_ab - o), or at
 // x_a + o seen by b (r_ab + o), each with the density rho + o . grad rho_g and its pressure, and
 // the velocity v + G o where the wall mirrors the fluid's (no-slip, free-slip), with the rates
@@ -278,8 +288,7 @@ template <class Kernel, class Diffusion, class Extras, class Walls> struct Rates
 // whole acceleration.
 template <class RatesPass> struct VirtualLayerRates {
     // Few rows (101k of 888k fluid rows in the 1M dam break: about 3 blocks of 256 per SM, one
-    // wave), each the rates pass's search again: 80 registers (3 blocks per SM) spill 88 B per
-    // thread, 64 (4 blocks) 248 B (ptxas, sm_90, cubic spline and diffusion; docs/PERFORMANCE.md).
+    // wave): 80 registers (3 blocks per SM) spill less than 64 (4 blocks; docs/PERFORMANCE.md).
     static constexpr int kMinBlocksPerSM = 3;
     static constexpr bool kOneRank = true;  // mdbc
     RatesPass rates;

@@ -357,12 +357,15 @@ struct RowSubset {
 // declare kOneRank and compile no kernel for the ghosts.
 template <class Interaction> constexpr bool one_rank_only = requires { requires Interaction::kOneRank; };
 
+// `given`: lists of the pass's own (mdbc's wall pairs) instead of the snow models'.
 template <class Exec, class Interaction, class Rows = EveryRow>
 void neighbor_pass(const Exec& exec, SolverState& s, const Interaction& interaction, const char* label,
-                   ListUse use = ListUse::none, Rows rows = {}) {
+                   ListUse use = ListUse::none, Rows rows = {}, const NeighborLists* given = nullptr) {
     // The snow models' grid reaches the lists' skin; their pairs stop at the kernel's support.
     const float support = kernel_support(s.params);
-    const NeighborLists lists{s.neighbor_count.data(), s.neighbor_index.data(), s.neighbor_capacity, s.capacity,
+    const NeighborLists lists =
+        given ? *given
+              : NeighborLists{s.neighbor_count.data(), s.neighbor_index.data(), s.neighbor_capacity, s.capacity,
                               s.neighbor_capacity > 0 ? support * support : __builtin_huge_valf()};
     const auto* records = s.f<Vec4f>(field::record_position_mass);
     const ListUse list_use = lists.capacity > 0 ? use : ListUse::none;
@@ -503,14 +506,18 @@ template <class Exec> void modified_dynamic_boundary(const Exec& exec, SolverSta
 
 // mdbc: the virtual layers' terms (VirtualLayerRates) after the rates pass `r`, over the rows it
 // flagged in row_offsets, listed on the device in their cell order (the launch covers the rates
-// pass's rows; those past the list's count return at once).
+// pass's rows; those past the list's count return at once), each row's wall pairs from the rates
+// pass's list where it holds them all, else from a search.
 template <class Exec, class RatesPass> void virtual_layer_rates(const Exec& exec, SolverState& s, const RatesPass& r) {
     auto scope = s.profile.phase("virtual layers");
     auto* offsets = s.row_offsets.data();
     exec.exclusive_sum(s.workspace, offsets, offsets, s.n + 1);
     exec.for_each(s.n, kern::ListRows{offsets, s.n, s.virtual_layer_rows.data(), false}, "sph.virtual_layer_rows");
-    neighbor_pass(exec, s, VirtualLayerRates<RatesPass>{r}, "sph.virtual_layer_rates", ListUse::none,
-                  RowSubset{s.virtual_layer_rows.data(), rates_row_subset(s).count, offsets + s.n});
+    const float support = kernel_support(s.params);
+    const NeighborLists wall_pairs{r.walls.pair_count, r.walls.pair_index, r.walls.capacity, r.walls.stride,
+                                   support * support};
+    neighbor_pass(exec, s, VirtualLayerRates<RatesPass>{r}, "sph.virtual_layer_rates", ListUse::read,
+                  RowSubset{s.virtual_layer_rows.data(), rates_row_subset(s).count, offsets + s.n}, &wall_pairs);
 }
 
 template <class Exec> void rates(const Exec& exec, SolverState& s, double t) {
@@ -560,7 +567,8 @@ template <class Exec> void rates(const Exec& exec, SolverState& s, double t) {
                                  s.fields.has(field::wall_velocity_gradient) ? s.f<Mat3f>(field::wall_velocity_gradient)
                                                                              : nullptr,
                                  s.virtual_layer_walls > 0 ? s.row_offsets.data() : nullptr,
-                                 TaitEos::from_sound_speed(p.rho0, p.c0, p.gamma),
+                                 s.wall_pair_count.data(), s.wall_pair_index.data(), s.wall_pair_capacity,
+                                 s.capacity, TaitEos::from_sound_speed(p.rho0, p.c0, p.gamma),
                                  support * support});
         } else {
             launch(kernel, diffusion, extras, NoVirtualLayers{});

@@ -371,6 +371,21 @@ struct WallCorner {
     }
 };
 
+// The GPU's pair loop on the CPU: an interaction without its batched halves (BatchedPairs), so that
+// its pair() runs pair by pair.
+template <class Interaction> struct PairByPair {
+    static constexpr int kMinBlocksPerSM = 1;
+    Interaction interaction;
+    using Particle = typename Interaction::Particle;
+    using Sums = typename Interaction::Sums;
+    Particle load(std::size_t a) const { return interaction.load(a); }
+    bool interacts(const Particle& a) const { return interaction.interacts(a); }
+    void pair(const Particle& a, std::uint32_t b, Vec3f r_ab, float r2, const Vec4f& record_b, Sums& s) const {
+        interaction.pair(a, b, r_ab, r2, record_b, s);
+    }
+    void finish(std::size_t a, const Particle& self, const Sums& s) const { interaction.finish(a, self, s); }
+};
+
 }  // namespace
 
 // The rates pass under mdbc sums the pairs and flags the rows with a fluid-boundary pair; the
@@ -379,7 +394,8 @@ struct WallCorner {
 // the rates pass, then the virtual points of the same pair, into one sum): the sums within float
 // reordering, the time-step limit of eq. 3.33 over both passes' |mu| and eq. 3.34 on the whole
 // acceleration. Every row runs the rates pass, as with the wall impulse tracked (the boundary
-// particles' rows too).
+// particles' rows too). The second pass reads each row's wall pairs from the rates pass's list
+// (the GPU's) or searches them (the CPU's, and rows with more pairs than the list holds).
 TEST_CASE("the virtual layers' pass completes the rates pass: one pass's sums, flags and time-step limits") {
     const Backend cpu = Backend::cpu(1);
     WallCorner c(cpu);
@@ -389,11 +405,16 @@ TEST_CASE("the virtual layers' pass completes the rates pass: one pass's sums, f
     // Strong enough that the walls' push lowers many fluid rows' acceleration: eq. 3.34 on the
     // rates pass's sum without the virtual points would give those rows too small a limit.
     const Vec3f gravity{0.0f, -5e3f, 0.0f};
+    // capacity: the wall pairs a row's list holds. 0: the CPU's batched pair loop, listing none,
+    // the second pass searching every row; else the GPU's pair by pair, which lists them, and the
+    // second pass reading the lists (searching the rows that have more pairs than that).
+    for (const std::uint32_t capacity : {0u, 12u, 256u})
     for (const bool velocity_gradient : {false, true}) {
+        CAPTURE(capacity);
         CAPTURE(velocity_gradient);
         std::vector<Vec3f> acceleration(n), xsph(n);
         std::vector<float> density_rate(n), dt_limit(n);
-        std::vector<std::uint32_t> flags(n + 1, 0u);
+        std::vector<std::uint32_t> flags(n + 1, 0u), pair_count(n, 0u), pair_index(std::size_t{capacity} * n + 1);
         const RatesPass rates{
             .position_mass = c.position_mass.data(),
             .velocity_density = c.velocity_density.data(),
@@ -408,18 +429,30 @@ TEST_CASE("the virtual layers' pass completes the rates pass: one pass's sums, f
             .extras = ViscousExtras{{1e-4f}, {0.5f}, {c.sps_stress.data()}},
             .walls = VirtualLayers{c.layers.data(), c.density_gradient.data(),
                                    velocity_gradient ? c.velocity_gradient.data() : nullptr, flags.data(),
-                                   c.eos, c.support * c.support},
+                                   pair_count.data(), pair_index.data(), capacity, n, c.eos, c.support * c.support},
             .h = c.h,
             .c0 = c.c0,
             .eta2 = 0.01f * c.h * c.h,
             .gravity = gravity,
             .volumes = {},
         };
-        const NeighborPass<RatesPass> first{view, c.position_mass.data(), rates};
-        for (std::size_t a = 0; a < n; ++a) first(a);
+        if (capacity == 0) {
+            const NeighborPass<RatesPass> first{view, c.position_mass.data(), rates};
+            for (std::size_t a = 0; a < n; ++a) first(a);
+        } else {
+            const NeighborPass<PairByPair<RatesPass>> first{view, c.position_mass.data(), {rates}};
+            for (std::size_t a = 0; a < n; ++a) first(a);
+        }
+        std::size_t listed = 0, searched = 0;
+        for (std::size_t a = 0; a < n; ++a)
+            if (flags[a] != 0u) (pair_count[a] <= capacity ? listed : searched) += 1;
+        if (capacity == 12u) CHECK((listed > 0 && searched > 0));
+        if (capacity == 256u) CHECK(searched == 0);
         const std::vector<Vec3f> first_acceleration = acceleration;
         const VirtualLayerRates<RatesPass> virtual_layers{rates};
-        const NeighborPass<VirtualLayerRates<RatesPass>> second{view, c.position_mass.data(), virtual_layers};
+        const NeighborLists lists{pair_count.data(), pair_index.data(), capacity, n, c.support * c.support};
+        const NeighborPass<VirtualLayerRates<RatesPass>> second{view, c.position_mass.data(), virtual_layers, lists,
+                                                                ListUse::read};
         for (std::size_t a = 0; a < n; ++a)
             if (flags[a] != 0u) second(a);
 
