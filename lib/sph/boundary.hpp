@@ -379,8 +379,8 @@ template <class Kernel, bool kVelocity> struct ModifiedDynamicBoundary {
 // layer become walls of c_b + 1 layers, edges and corners filled). Each has b's velocity and the
 // density of mDBC's extrapolation there, rho_b + o . grad rho_g (never below rho0, like b's), and
 // b's velocity, plus with the no-slip and free-slip velocities the change G_b o that mirroring
-// the fluid's velocity gives there (ModifiedDynamicBoundary), in the rates pass's fluid-boundary
-// pairs: a no-slip wall whose virtual layers all moved at b's velocity dragged a Poiseuille flow
+// the fluid's velocity gives there (ModifiedDynamicBoundary), in the fluid-boundary pairs (a pass
+// of their own after the rates pass: rates.hpp, VirtualLayerRates): a no-slip wall whose virtual layers all moved at b's velocity dragged a Poiseuille flow
 // too little (3.5% of the peak too fast at 10 layers across). Every virtual point lies farther from the fluid than b
 // (the fluid is on the normal's side), so b's neighbour search covers them. The walls are taken
 // to be lattices along the axes (the scenes', DualSPHysics's boxes): behind a slanted wall the
@@ -494,6 +494,15 @@ struct VirtualLayers {
     const Vec4f* layers;            // per particle: steps s (m) and c_b
     const Vec3f* density_gradient;  // per particle: grad rho_g (kg/m^4), 0 where not first order
     const Mat3f* velocity_gradient;  // per particle: G_b (1/s); nullptr: the virtual points move with b
+    std::uint32_t* flags;           // out, per particle: 1 for a row of the virtual layers' pass (zeroed
+                                    // before); nullptr: no particle has virtual layers, no such pass
+    // out, for the virtual layers' pass (NeighborLists): a flagged row's fluid-boundary pairs, and
+    // the neighbours of the first `capacity` at pair_index[k * stride + a] (the GPU's pair loop
+    // writes them; capacity 0: none, that pass searches)
+    std::uint32_t* pair_count;
+    std::uint32_t* pair_index;
+    std::uint32_t capacity;
+    std::size_t stride;
     TaitEos eos;
     float support2;                 // m^2: virtual points beyond the support add nothing
 };

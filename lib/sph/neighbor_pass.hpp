@@ -255,12 +255,18 @@ template <class Interaction, bool Ghosts = false> struct NeighborPass {
 
 // A pass over some of the rows only: pass(rows[k]) for k < count (mdbc's passes over the parts of
 // the list SolverState::mdbc_rows: the boundary particles' passes instead of every particle
-// returning at once for the fluid's, and the rates pass without the boundary particles').
+// returning at once for the fluid's, and the rates pass without the boundary particles'), and
+// with `listed` only for k < *listed, a count in device memory that the launch's count bounds (the
+// virtual layers' rows, listed on the device after the rates pass: no read-back).
 template <class Pass> struct OnRows {
     static constexpr int kMinBlocksPerSM = Pass::kMinBlocksPerSM;
     const std::uint32_t* rows;
+    const std::uint32_t* listed;  // nullptr: every row of the launch
     Pass pass;
-    PK_HD PK_NEIGHBOR_PASS void operator()(std::size_t k) const { pass(rows[k]); }
+    PK_HD PK_NEIGHBOR_PASS void operator()(std::size_t k) const {
+        if (listed && k >= *listed) return;
+        pass(rows[k]);
+    }
 };
 
 }  // namespace partikel::sph

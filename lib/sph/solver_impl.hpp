@@ -102,9 +102,10 @@ struct GhostOrder {
     }
 };
 
-// mdbc's list of rows (SolverState::mdbc_rows): a flag per row (a boundary particle with a wall
-// normal), scanned into each flagged row's place at the front of the list and each other row's
-// after them, then the rows written there.
+// mdbc's lists of rows (SolverState::mdbc_rows, virtual_layer_rows): a flag per row (a boundary
+// particle with a wall normal; a row the rates pass flagged), scanned into each flagged row's
+// place at the front of the list and, with `others`, each other row's after them, then the rows
+// written there.
 struct MdbcRowFlags {
     const std::uint8_t* kind;
     const Vec3f* boundary_normal;
@@ -113,15 +114,25 @@ struct MdbcRowFlags {
         flags[a] = kind[a] != kFluidKind && has_wall_normal(boundary_normal[a]) ? 1u : 0u;
     }
 };
-struct ListMdbcRows {
+struct ListRows {
     const std::uint32_t* offsets;  // the flags' exclusive scan, n + 1 entries
     std::size_t n;
     std::uint32_t* rows;
+    bool others;
     PK_DEVICE_INLINE void operator()(std::size_t a) const {
         const std::uint32_t before = offsets[a];
         const bool flagged = offsets[a + 1] != before;
-        rows[flagged ? before : offsets[n] + (static_cast<std::uint32_t>(a) - before)] = static_cast<std::uint32_t>(a);
+        if (flagged)
+            rows[before] = static_cast<std::uint32_t>(a);
+        else if (others)
+            rows[offsets[n] + (static_cast<std::uint32_t>(a) - before)] = static_cast<std::uint32_t>(a);
     }
+};
+
+// 1 for a boundary particle with virtual wall layers (mdbc), for their count.
+struct HasVirtualLayers {
+    const Vec4f* layers;
+    PK_DEVICE_INLINE std::uint64_t operator()(std::size_t a) const { return layers[a].w > 0.0f ? 1u : 0u; }
 };
 
 struct Remains {
@@ -368,30 +379,34 @@ inline void collect_compute_time(SolverState& s) {
 }
 
 // Which rows a neighbour pass runs over: every row, or some only (mdbc's boundary passes):
-// `rows`, a list of `count` rows in device memory. A type each, so that only the passes given a
-// list compile a kernel for one (OnRows).
+// `rows`, a list of `count` rows in device memory, or of *listed rows (device memory) at most
+// `count`. A type each, so that only the passes given a list compile a kernel for one (OnRows).
 struct EveryRow {};
 struct RowSubset {
     const std::uint32_t* rows;
     std::size_t count;
+    const std::uint32_t* listed = nullptr;
 };
 
 // Passes of one rank only (mdbc's: the solver refuses mdbc under several ranks, solver.cpp)
 // declare kOneRank and compile no kernel for the ghosts.
 template <class Interaction> constexpr bool one_rank_only = requires { requires Interaction::kOneRank; };
 
+// `given`: lists of the pass's own (mdbc's wall pairs) instead of the snow models'.
 template <class Exec, class Interaction, class Rows = EveryRow>
 void neighbor_pass(const Exec& exec, SolverState& s, const Interaction& interaction, const char* label,
-                   ListUse use = ListUse::none, Rows rows = {}) {
+                   ListUse use = ListUse::none, Rows rows = {}, const NeighborLists* given = nullptr) {
     // The snow models' grid reaches the lists' skin; their pairs stop at the kernel's support.
     const float support = kernel_support(s.params);
-    const NeighborLists lists{s.neighbor_count.data(), s.neighbor_index.data(), s.neighbor_capacity, s.capacity,
+    const NeighborLists lists =
+        given ? *given
+              : NeighborLists{s.neighbor_count.data(), s.neighbor_index.data(), s.neighbor_capacity, s.capacity,
                               s.neighbor_capacity > 0 ? support * support : __builtin_huge_valf()};
     const auto* records = s.f<Vec4f>(field::record_position_mass);
     const ListUse list_use = lists.capacity > 0 ? use : ListUse::none;
     auto run = [&](const auto& pass) {
         if constexpr (std::is_same_v<Rows, RowSubset>)
-            exec.for_each_uneven(rows.count, OnRows<std::decay_t<decltype(pass)>>{rows.rows, pass}, label);
+            exec.for_each_uneven(rows.count, OnRows<std::decay_t<decltype(pass)>>{rows.rows, rows.listed, pass}, label);
         else
             exec.for_each_uneven(s.n, pass, label);
     };
@@ -444,12 +459,12 @@ void neighbor_pass(const Exec& exec, SolverState& s, const Interaction& interact
 // removed and keep their normals, and mdbc runs on one rank.
 template <class Exec> void list_mdbc_rows(const Exec& exec, SolverState& s) {
     if (s.mdbc_rows.size() == 0) return;
-    auto* offsets = s.mdbc_row_offsets.data();
+    auto* offsets = s.row_offsets.data();
     exec.for_each(s.n, kern::MdbcRowFlags{s.f<std::uint8_t>(field::kind), s.f<Vec3f>(field::boundary_normal), offsets},
                   "sph.mdbc_flags");
     exec.fill_zero(offsets + s.n, sizeof(std::uint32_t));
     exec.exclusive_sum(s.workspace, offsets, offsets, s.n + 1);
-    exec.for_each(s.n, kern::ListMdbcRows{offsets, s.n, s.mdbc_rows.data()}, "sph.mdbc_rows");
+    exec.for_each(s.n, kern::ListRows{offsets, s.n, s.mdbc_rows.data(), true}, "sph.mdbc_rows");
     if (!s.mdbc_rows_counted) s.mdbc_rows_count = exec.read_value(offsets + s.n);
     s.mdbc_rows_counted = true;
 }
@@ -542,13 +557,28 @@ template <class Exec> void modified_dynamic_boundary(const Exec& exec, SolverSta
     });
 }
 
+// mdbc: the virtual layers' terms (VirtualLayerRates) after the rates pass `r`, over the rows it
+// flagged in row_offsets, listed on the device in their cell order (the launch covers the rates
+// pass's rows; those past the list's count return at once), each row's wall pairs from the rates
+// pass's list where it holds them all, else from a search.
+template <class Exec, class RatesPass> void virtual_layer_rates(const Exec& exec, SolverState& s, const RatesPass& r) {
+    auto scope = s.profile.phase("virtual layers");
+    auto* offsets = s.row_offsets.data();
+    exec.exclusive_sum(s.workspace, offsets, offsets, s.n + 1);
+    exec.for_each(s.n, kern::ListRows{offsets, s.n, s.virtual_layer_rows.data(), false}, "sph.virtual_layer_rows");
+    const float support = kernel_support(s.params);
+    const NeighborLists wall_pairs{r.walls.pair_count, r.walls.pair_index, r.walls.capacity, r.walls.stride,
+                                   support * support};
+    neighbor_pass(exec, s, VirtualLayerRates<RatesPass>{r}, "sph.virtual_layer_rates", ListUse::read,
+                  RowSubset{s.virtual_layer_rows.data(), rates_row_subset(s).count, offsets + s.n}, &wall_pairs);
+}
+
 template <class Exec> void rates(const Exec& exec, SolverState& s, double t) {
     pack_neighbor_records(exec, s);
     if (s.params.boundary == BoundaryScheme::mdbc) modified_dynamic_boundary(exec, s);
     const SphParams& p = s.params;
     const bool sps = p.viscosity == Viscosity::laminar_sps;
     if (sps) sps_stress(exec, s);
-    auto scope = s.profile.phase("rates");
     const bool fourtakas = p.diffusion == DensityDiffusion::fourtakas;
     auto launch = [&](auto kernel, auto diffusion, auto extras, auto walls) {
         const Rates<decltype(kernel), decltype(diffusion), decltype(extras), decltype(walls)> r{
@@ -570,10 +600,17 @@ template <class Exec> void rates(const Exec& exec, SolverState& s, double t) {
             .gravity = p.gravity,
             .volumes = boundary_volumes(s, t),
         };
-        if constexpr (decltype(walls)::enabled)
-            neighbor_pass(exec, s, r, "sph.rates", ListUse::none, rates_row_subset(s));
-        else
+        if constexpr (decltype(walls)::enabled) {
+            {
+                auto scope = s.profile.phase("rates");
+                if (walls.flags) exec.fill_zero(walls.flags, (s.n + 1) * sizeof(std::uint32_t));  // the scan's n + 1
+                neighbor_pass(exec, s, r, "sph.rates", ListUse::none, rates_row_subset(s));
+            }
+            if (walls.flags) virtual_layer_rates(exec, s, r);
+        } else {
+            auto scope = s.profile.phase("rates");
             neighbor_pass(exec, s, r, "sph.rates");
+        }
     };
     auto with_walls = [&](auto kernel, auto diffusion, auto extras) {
         if (s.fields.has(field::virtual_layers)) {
@@ -582,7 +619,10 @@ template <class Exec> void rates(const Exec& exec, SolverState& s, double t) {
                    VirtualLayers{s.f<Vec4f>(field::virtual_layers), s.f<Vec3f>(field::wall_density_gradient),
                                  s.fields.has(field::wall_velocity_gradient) ? s.f<Mat3f>(field::wall_velocity_gradient)
                                                                              : nullptr,
-                                 TaitEos::from_sound_speed(p.rho0, p.c0, p.gamma), support * support});
+                                 s.virtual_layer_walls > 0 ? s.row_offsets.data() : nullptr,
+                                 s.wall_pair_count.data(), s.wall_pair_index.data(), s.wall_pair_capacity,
+                                 s.capacity, TaitEos::from_sound_speed(p.rho0, p.c0, p.gamma),
+                                 support * support});
         } else {
             launch(kernel, diffusion, extras, NoVirtualLayers{});
         }
@@ -1074,7 +1114,8 @@ template <class Exec> void estimate_boundary_normals(const Exec& exec, SolverSta
 }
 
 // mdbc: the virtual wall layers behind each boundary particle (VirtualLayerScan), from its normal
-// and its boundary neighbours. After the normals are in place; the records current.
+// and its boundary neighbours, and how many have any (none: walls as thick as the support, and no
+// virtual layers' pass). After the normals are in place; the records current.
 template <class Exec> void scan_virtual_layers(const Exec& exec, SolverState& s) {
     const SphParams& p = s.params;
     detail::neighbor_pass(exec, s,
@@ -1083,6 +1124,9 @@ template <class Exec> void scan_virtual_layers(const Exec& exec, SolverState& s)
                                            std::min(virtual_layer_limit(kernel_support(p), p.dx_m),
                                                     VirtualLayerScan::kMaxLayers)},
                           "sph.virtual_layers");
+    exec.transform_reduce(s.workspace, s.n, kern::HasVirtualLayers{s.f<Vec4f>(field::virtual_layers)}, SumOp{},
+                          std::uint64_t{0}, s.reduced_status.data());
+    s.virtual_layer_walls = exec.read_value(s.reduced_status.data());
 }
 
 template <class Exec> Diagnostics compute_diagnostics(const Exec& exec, SolverState& s) {

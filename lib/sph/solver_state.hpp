@@ -52,6 +52,13 @@ struct DiagnosticSums {
     }
 };
 
+// mdbc on the GPU: the fluid-boundary pairs a row's list holds (SolverState::wall_pair_index). A
+// fluid particle above a flat wall of one layer at h = sqrt(3) dx has about 35 boundary neighbours
+// in the first layer, 25 in the second, 10 in the third; 40 hold 97.6% of the 101k rows of the 1M
+// dam break with obstacle (t = 0), the rest (edges, corners) are searched again. 160 B a particle;
+// 0: every row searched, none of that memory (docs/PERFORMANCE.md).
+inline constexpr std::uint32_t kWallPairCapacity = 40;
+
 // The snow models' neighbour-list skin, as a fraction of h (SolverState::lists_valid).
 inline constexpr float kNeighborListSkin = 0.2f;
 
@@ -132,10 +139,19 @@ struct SolverState {
     // mdbc: every row in cell order (rebuilt at every reorder), mDBC's first: the boundary
     // particles with a wall normal, mdbc_rows_count of them, the mDBC pass's rows; then the others
     // (the fluid's, and boundary particles without a normal, which keep the dynamic boundary
-    // conditions), the rates pass's (solver_impl.hpp, rates_row_subset). And the scan that builds
-    // it (capacity + 1 entries).
+    // conditions), the rates pass's (solver_impl.hpp, rates_row_subset). The rows of the virtual
+    // layers' pass (rates.hpp, VirtualLayerRates), which the rates pass flags, listed after it in
+    // their cell order. And the scan that builds each list from its flags (capacity + 1 entries).
     DeviceBuffer<std::uint32_t> mdbc_rows;
-    DeviceBuffer<std::uint32_t> mdbc_row_offsets;
+    DeviceBuffer<std::uint32_t> virtual_layer_rows;
+    DeviceBuffer<std::uint32_t> row_offsets;
+    // mdbc: each flagged row's fluid-boundary pairs, as the rates pass found them, for the virtual
+    // layers' pass (VirtualLayers::pair_count, pair_index): wall_pair_capacity neighbours a row
+    // (kWallPairCapacity on the GPU; the CPU's pair loop lists none).
+    DeviceBuffer<std::uint32_t> wall_pair_count;
+    DeviceBuffer<std::uint32_t> wall_pair_index;
+    std::uint32_t wall_pair_capacity = 0;
+    std::uint64_t virtual_layer_walls = 0;  // boundary particles with virtual layers (scan_virtual_layers)
     std::size_t mdbc_rows_count = 0;
     bool mdbc_rows_counted = false;  // the count is read back once (list_mdbc_rows)
     bool cell_ordered = false;  // the fields are in the cell order of a grid built on the positions

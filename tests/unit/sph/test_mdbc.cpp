@@ -2,19 +2,25 @@
 // interpolation reproduces a linear density field, falls back to Shepard when its moment matrix is
 // singular and to nothing without fluid; the scenes' wall normals put every ghost node in the fluid;
 // normals are estimated when a file has none; --boundary mdbc refuses to run on several ranks' worth
-// of bad input; CPU and CUDA agree.
+// of bad input; the virtual layers' pass completes the rates pass as one pass would; CPU and CUDA
+// agree.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
+#include <random>
 #include <vector>
 
 #include "base/error.hpp"
+#include "frnn/cell_grid.hpp"
 #include "particle_checks.hpp"
 #include "sph/boundary.hpp"
 #include "sph/io/frame_io.hpp"
 #include "sph/io/scenes.hpp"
 #include "sph/fields.hpp"
+#include "sph/neighbor_pass.hpp"
+#include "sph/rates.hpp"
 #include "sph/solver.hpp"
 #include "support/backends.hpp"
 
@@ -294,5 +300,213 @@ TEST_CASE("the rates pass without mDBC's rows gives the fluid and the time step 
         }
         CHECK(fluid > 0);
         CHECK(differ == 0);
+    }
+}
+
+namespace {
+
+// Fluid in a corner of one-layer walls (a floor, a side wall and the edge where they meet: virtual
+// blocks of 2 and 8 points), jittered, with random densities (some below rho0: the clamp of the
+// fluid's pressure term), velocities, wall gradients and SPS stresses, in a grid's cell order.
+// The pressures are those of a sound speed ten times c0, the time step's, so that the limit by
+// the acceleration (eq. 3.34) decides many rows' time-step limits.
+struct WallCorner {
+    static constexpr float dx = 0.01f, c0 = 5.0f, rho0 = 1000.0f;
+    const TaitEos eos = TaitEos::from_sound_speed(rho0, 10.0f * c0, 7.0f);
+    const float h = std::sqrt(3.0f) * dx, support = 2.0f * h;
+    std::size_t n = 0;
+    frnn::CellGrid grid;
+    std::vector<Vec4f> position_mass, velocity_density, layers;
+    std::vector<float> pressure_term;
+    std::vector<Vec3f> density_gradient;
+    std::vector<Mat3f> velocity_gradient;
+    std::vector<SymTensor> sps_stress;
+    explicit WallCorner(const Backend& cpu) : grid(cpu, spec(), 2048) {
+        std::vector<Vec3f> x, normal;
+        for (int i = -1; i < 8; ++i)
+            for (int j = -1; j < 6; ++j)
+                for (int k = 0; k < 10; ++k) {
+                    if (i >= 0 && j >= 0) {  // fluid
+                        x.push_back({(float(i) + 0.5f) * dx, (float(j) + 0.5f) * dx, (float(k) + 0.5f) * dx});
+                        normal.push_back({0, 0, 0});
+                    } else {  // the floor (j = -1), the side wall (i = -1) and their edge
+                        x.push_back({(float(i) + 0.5f) * dx, (float(j) + 0.5f) * dx, (float(k) + 0.5f) * dx});
+                        normal.push_back({i < 0 ? 0.5f * dx : 0.0f, j < 0 ? 0.5f * dx : 0.0f, 0.0f});
+                    }
+                }
+        n = x.size();
+        std::mt19937 rng(11);
+        std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+        for (std::size_t a = 0; a < n; ++a)
+            if (norm(normal[a]) == 0.0f) x[a] += (0.1f * dx) * Vec3f{u(rng), u(rng), u(rng)};
+        grid.build(x.data(), n);
+        const std::uint32_t* original = grid.sorted_to_original();
+        const int count = virtual_layer_limit(support, dx);
+        for (std::size_t a = 0; a < n; ++a) {
+            const std::uint32_t o = original[a];
+            const bool wall = norm(normal[o]) > 0.0f;
+            const float rho = wall ? rho0 + 5.0f * (u(rng) + 1.0f) : rho0 + 8.0f * u(rng);
+            const float mass = rho0 * dx * dx * dx;
+            position_mass.push_back({x[o].x, x[o].y, x[o].z, wall ? -mass : mass});
+            const Vec3f v = wall ? Vec3f{0.05f * u(rng), 0, 0} : 0.5f * Vec3f{u(rng), u(rng), u(rng)};
+            velocity_density.push_back({v.x, v.y, v.z, rho});
+            pressure_term.push_back(eos.pressure(rho) / (rho * rho));
+            const Vec3f steps = wall ? virtual_layer_steps(normal[o], dx) : Vec3f{0, 0, 0};
+            layers.push_back(wall ? Vec4f{steps.x, steps.y, steps.z, float(count)} : Vec4f{0, 0, 0, 0});
+            density_gradient.push_back(wall ? 1e2f * Vec3f{u(rng), u(rng), u(rng)} : Vec3f{0, 0, 0});
+            velocity_gradient.push_back(wall ? Mat3f{20.0f * Vec3f{u(rng), u(rng), u(rng)},
+                                                     20.0f * Vec3f{u(rng), u(rng), u(rng)},
+                                                     20.0f * Vec3f{u(rng), u(rng), u(rng)}}
+                                             : Mat3f{});
+            sps_stress.push_back({1e-3f * u(rng), 1e-3f * u(rng), 1e-3f * u(rng), 1e-3f * u(rng), 1e-3f * u(rng),
+                                  1e-3f * u(rng)});
+        }
+    }
+    frnn::GridSpec spec() const {
+        frnn::GridSpec g;
+        g.domain_min = {-0.03f, -0.03f, -0.01f};
+        g.domain_max = {0.11f, 0.09f, 0.11f};
+        g.radius = 2.0f * std::sqrt(3.0f) * dx;
+        return g;
+    }
+};
+
+// The GPU's pair loop on the CPU: an interaction without its batched halves (BatchedPairs), so that
+// its pair() runs pair by pair.
+template <class Interaction> struct PairByPair {
+    static constexpr int kMinBlocksPerSM = 1;
+    Interaction interaction;
+    using Particle = typename Interaction::Particle;
+    using Sums = typename Interaction::Sums;
+    Particle load(std::size_t a) const { return interaction.load(a); }
+    bool interacts(const Particle& a) const { return interaction.interacts(a); }
+    void pair(const Particle& a, std::uint32_t b, Vec3f r_ab, float r2, const Vec4f& record_b, Sums& s) const {
+        interaction.pair(a, b, r_ab, r2, record_b, s);
+    }
+    void finish(std::size_t a, const Particle& self, const Sums& s) const { interaction.finish(a, self, s); }
+};
+
+}  // namespace
+
+// The rates pass under mdbc sums the pairs and flags the rows with a fluid-boundary pair; the
+// virtual layers' pass adds their virtual points' terms to those rows. Together they must give what
+// one pass over every term gives (here each row's pairs summed in a plain loop over all particles:
+// the rates pass, then the virtual points of the same pair, into one sum): the sums within float
+// reordering, the time-step limit of eq. 3.33 over both passes' |mu| and eq. 3.34 on the whole
+// acceleration. Every row runs the rates pass, as with the wall impulse tracked (the boundary
+// particles' rows too). The second pass reads each row's wall pairs from the rates pass's list
+// (the GPU's) or searches them (the CPU's, and rows with more pairs than the list holds).
+TEST_CASE("the virtual layers' pass completes the rates pass: one pass's sums, flags and time-step limits") {
+    const Backend cpu = Backend::cpu(1);
+    WallCorner c(cpu);
+    const std::size_t n = c.n;
+    const frnn::CellGridView view = c.grid.view();
+    using RatesPass = Rates<CubicSpline, DensityDiffusionTerm, ViscousExtras, VirtualLayers>;
+    // Strong enough that the walls' push lowers many fluid rows' acceleration: eq. 3.34 on the
+    // rates pass's sum without the virtual points would give those rows too small a limit.
+    const Vec3f gravity{0.0f, -5e3f, 0.0f};
+    // capacity: the wall pairs a row's list holds. 0: the CPU's batched pair loop, listing none,
+    // the second pass searching every row; else the GPU's pair by pair, which lists them, and the
+    // second pass reading the lists (searching the rows that have more pairs than that).
+    for (const std::uint32_t capacity : {0u, 12u, 256u})
+    for (const bool velocity_gradient : {false, true}) {
+        CAPTURE(capacity);
+        CAPTURE(velocity_gradient);
+        std::vector<Vec3f> acceleration(n), xsph(n);
+        std::vector<float> density_rate(n), dt_limit(n);
+        std::vector<std::uint32_t> flags(n + 1, 0u), pair_count(n, 0u), pair_index(std::size_t{capacity} * n + 1);
+        const RatesPass rates{
+            .position_mass = c.position_mass.data(),
+            .velocity_density = c.velocity_density.data(),
+            .pressure_term = c.pressure_term.data(),
+            .acceleration = acceleration.data(),
+            .density_rate = density_rate.data(),
+            .xsph_velocity = xsph.data(),
+            .dt_limit = dt_limit.data(),
+            .kernel = CubicSpline(c.h),
+            .viscosity = ArtificialViscosity::make(0.1f, c.c0),
+            .diffusion = DensityDiffusionTerm{2.0f * 0.1f * c.h * c.c0, (-c.rho0 / (c.c0 * c.c0)) * gravity},
+            .extras = ViscousExtras{{1e-4f}, {0.5f}, {c.sps_stress.data()}},
+            .walls = VirtualLayers{c.layers.data(), c.density_gradient.data(),
+                                   velocity_gradient ? c.velocity_gradient.data() : nullptr, flags.data(),
+                                   pair_count.data(), pair_index.data(), capacity, n, c.eos, c.support * c.support},
+            .h = c.h,
+            .c0 = c.c0,
+            .eta2 = 0.01f * c.h * c.h,
+            .gravity = gravity,
+            .volumes = {},
+        };
+        if (capacity == 0) {
+            const NeighborPass<RatesPass> first{view, c.position_mass.data(), rates};
+            for (std::size_t a = 0; a < n; ++a) first(a);
+        } else {
+            const NeighborPass<PairByPair<RatesPass>> first{view, c.position_mass.data(), {rates}};
+            for (std::size_t a = 0; a < n; ++a) first(a);
+        }
+        std::size_t listed = 0, searched = 0;
+        for (std::size_t a = 0; a < n; ++a)
+            if (flags[a] != 0u) (pair_count[a] <= capacity ? listed : searched) += 1;
+        if (capacity == 12u) CHECK((listed > 0 && searched > 0));
+        if (capacity == 256u) CHECK(searched == 0);
+        const std::vector<Vec3f> first_acceleration = acceleration;
+        const VirtualLayerRates<RatesPass> virtual_layers{rates};
+        const NeighborLists lists{pair_count.data(), pair_index.data(), capacity, n, c.support * c.support};
+        const NeighborPass<VirtualLayerRates<RatesPass>> second{view, c.position_mass.data(), virtual_layers, lists,
+                                                                ListUse::read};
+        for (std::size_t a = 0; a < n; ++a)
+            if (flags[a] != 0u) second(a);
+
+        // One pass over every term, each row's pairs in index order.
+        float scale_acc = 0.0f, scale_drho = 0.0f, scale_xsph = 0.0f;
+        std::vector<RatesPass::Sums> one(n);
+        std::vector<bool> wall_pair(n, false);
+        for (std::size_t a = 0; a < n; ++a) {
+            const RatesPass::Particle self = rates.load(a);
+            RatesPass::Sums s{};
+            for (std::uint32_t b = 0; b < n; ++b) {
+                const Vec3f r_ab = self.r - c.position_mass[b].xyz();
+                const float r2 = norm2(r_ab);
+                if (!(r2 < c.support * c.support)) continue;
+                rates.pair(self, b, r_ab, r2, c.position_mass[b], s);
+                virtual_layers.pair(self, b, r_ab, r2, c.position_mass[b], s);
+                if (b != a && sign_bit(c.position_mass[b].w) != sign_bit(self.w)) wall_pair[a] = true;
+            }
+            if (self.fluid()) s.acc += gravity;
+            one[a] = s;
+            scale_acc = std::max(scale_acc, norm(s.acc));
+            scale_drho = std::max(scale_drho, std::fabs(s.drho));
+            scale_xsph = std::max(scale_xsph, norm(s.xsph));
+        }
+        // Float reordering: the CPU's batched lanes and the grid's order against the index order.
+        const float tolerance = 1e-5f;
+        std::size_t flagged = 0, fluid_flagged = 0, boundary_flagged = 0, acceleration_bound = 0;
+        float first_pass_miss = 0.0f;
+        for (std::size_t a = 0; a < n; ++a) {
+            CAPTURE(a);
+            const bool fluid = c.position_mass[a].w > 0.0f;
+            const RatesPass::Sums& s = one[a];
+            // Flagged: a fluid row with a boundary neighbour, a boundary row with a fluid one (all
+            // of this scene's boundary particles have virtual layers).
+            CHECK((flags[a] != 0u) == wall_pair[a]);
+            flagged += flags[a] != 0u;
+            (fluid ? fluid_flagged : boundary_flagged) += flags[a] != 0u;
+            CHECK(norm(acceleration[a] - s.acc) <= tolerance * scale_acc);
+            CHECK(std::fabs(density_rate[a] - s.drho) <= tolerance * scale_drho);
+            const Vec3f xsph_one = fluid ? 0.5f * s.xsph : Vec3f{0, 0, 0};
+            CHECK(norm(xsph[a] - xsph_one) <= tolerance * 0.5f * scale_xsph);
+            float limit = c.h / (c.c0 + s.max_mu);
+            if (fluid && norm(s.acc) > 0.0f && std::sqrt(c.h / norm(s.acc)) < limit) {
+                limit = std::sqrt(c.h / norm(s.acc));
+                acceleration_bound += flags[a] != 0u;
+            }
+            CHECK(dt_limit[a] == doctest::Approx(limit).epsilon(1e-5));
+            if (flags[a] != 0u) first_pass_miss = std::max(first_pass_miss, norm(first_acceleration[a] - s.acc));
+        }
+        CHECK(fluid_flagged > 0);
+        CHECK(boundary_flagged > 0);
+        CHECK(acceleration_bound > 0);
+        CHECK(flagged < n);
+        // The virtual points matter: the rates pass alone misses them by far more than the tolerance.
+        CHECK(first_pass_miss > 100.0f * tolerance * scale_acc);
     }
 }
