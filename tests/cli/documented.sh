@@ -551,6 +551,7 @@ declare -A exempt=(
   [--deterministic]="a stable cell order on the GPU; the CPU with one thread has it anyway (gpu tests compare)"
   [--balance-every]="moves slab borders between ranks under mpirun; frames equal one rank's (mpi.sph-step.ranks)"
   [--rank-capacity]="rows each rank allocates under mpirun; frames equal one rank's (mpi.sph-step.ranks)"
+  [--no-halo-overlap]="when each halo is built under mpirun; the frames are the same bits (mpi.sph-step.ranks)"
   [--split]="how ranks share a sequence under mpirun; images equal one rank's (mpi.splat-render.ranks)"
 )
 for prog in "${programs[@]}"; do
