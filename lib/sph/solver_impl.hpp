@@ -440,8 +440,9 @@ void neighbor_pass(const Exec& exec, SolverState& s, const Interaction& interact
             }
             // The halo overlap: the rows the last plan foresaw to need no ghost while the halo
             // is built, then every other row. A row the plan finds nearer a ghost than foreseen
-            // (a particle jumped) is computed again with its ghosts: a pass writes its rows'
-            // results, it does not add to them.
+            // (a particle jumped) is computed again with its ghosts: a pass run across ranks
+            // writes its rows' results, it does not add to them (the one that adds, mdbc's
+            // VirtualLayerRates, is one rank's only: kOneRank).
             const int axis = r.slabs.axis;
             if (r.interior_lo < r.interior_hi)
                 timed(NeighborPass<Interaction>{s.grid.view(), records, interaction, lists, list_use, {},
