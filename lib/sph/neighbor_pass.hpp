@@ -269,4 +269,86 @@ template <class Pass> struct OnRows {
     }
 };
 
+
+// A pass over listed rows whose pairs are few and costly each (mdbc's: a fluid row's ~23 wall
+// pairs of several virtual points, a wall's ghost node's ~30 fluid neighbours): `Lanes` threads a
+// row, lane l taking the row's dealt pairs l, l + Lanes, l + 2 Lanes, ... and the lanes' sums added
+// in lane order through the block's shared memory before the row's finish(). One thread a row ran
+// each row's pairs as one chain of dependent loads, in a single partial wave of few rows: bound by
+// latency (docs/PERFORMANCE.md, "mDBC"). A block-level body (core/exec.hpp): 256 / Lanes rows a
+// block, the blocks striding over the rows (`blocks`, the launch's count) up to the count in
+// device memory (`listed`), so that a launch sized for every row the list might hold costs no
+// empty blocks past its own.
+// The dealt pairs are those Interaction::deals(a, record_b) accepts, in the order of the row's
+// list (its k-th entry to lane k mod Lanes) or, where the list does not hold them all, of a search
+// (the k-th dealt neighbour found): the same lanes sum the same pairs either way, since a list is
+// written in a search's order. Every lane then searches the whole row, which the search's
+// candidates, read by all lanes at once, make cheap. With Lanes = 1 (the CPU) the sums are one
+// pass's, in its order.
+template <class Interaction, int Lanes> struct RowsInLanes {
+    static_assert(Lanes >= 1 && 256 % Lanes == 0);
+    static constexpr int kThreads = 256;
+    static constexpr int kRowsPerBlock = kThreads / Lanes;
+    static constexpr int kMinBlocksPerSM = Interaction::kMinBlocksPerSM;
+    using Particle = typename Interaction::Particle;
+    using Sums = typename Interaction::Sums;
+    static constexpr std::size_t kSharedBytes = sizeof(Sums) * kThreads;
+    frnn::CellGridView grid;
+    const Vec4f* records;  // per particle: position (xyz) and the interaction's w (cell order)
+    Interaction interaction;
+    NeighborLists lists;                // capacity 0: every row searches
+    const std::uint32_t* rows;
+    std::size_t count;                  // rows the launch covers
+    const std::uint32_t* listed;        // nullptr: `count`; else min(count, *listed)
+    std::size_t blocks;                 // the launch's
+
+    template <class Block> PK_HD void operator()(Block& block) const {
+        Sums* partial = block.template shared<Sums>();
+        const std::size_t rows_now = listed && std::size_t(*listed) < count ? std::size_t(*listed) : count;
+        for (std::size_t first = block.index() * kRowsPerBlock; first < rows_now; first += blocks * kRowsPerBlock) {
+            block.threads([&](int t) {
+                const std::size_t k = first + std::size_t(t / Lanes);
+                Sums sums{};
+                if (k < rows_now) {
+                    const std::uint32_t a = rows[k];
+                    const Particle self = interaction.load(a);
+                    if (interaction.interacts(self)) lane_sums(a, self, t % Lanes, sums);
+                }
+                partial[t] = sums;
+            });
+            block.sync();
+            block.threads([&](int t) {
+                const std::size_t k = first + std::size_t(t / Lanes);
+                if (t % Lanes != 0 || k >= rows_now) return;
+                Sums sums = partial[t];
+                for (int l = 1; l < Lanes; ++l) sums.add(partial[t + l]);
+                const std::uint32_t a = rows[k];
+                interaction.finish(a, interaction.load(a), sums);
+            });
+            block.sync();  // the next rows' sums overwrite these
+        }
+    }
+
+    PK_DEVICE_INLINE void lane_sums(std::uint32_t a, const Particle& self, int lane, Sums& sums) const {
+        const std::uint32_t listed_pairs = lists.capacity > 0 ? lists.count[a] : NeighborLists::kUnlisted;
+        if (listed_pairs <= lists.capacity) {
+            for (std::uint32_t k = std::uint32_t(lane); k < listed_pairs; k += Lanes) {
+                const std::uint32_t b = lists.index[k * lists.stride + a];
+                const Vec4f record_b = records[b];
+                const Vec3f r_ab = grid.box.displacement(self.r, record_b.xyz());
+                const float r2 = frnn::distance2(r_ab);
+                if (r2 <= lists.pair_radius2) interaction.pair(self, b, r_ab, r2, record_b, sums);
+            }
+            return;
+        }
+        std::uint32_t dealt = 0;
+        frnn::for_each_neighbor_record(grid, records, self.r,
+                                       [&](std::uint32_t b, Vec3f r_ab, float r2, const Vec4f& record_b) {
+                                           if (!interaction.deals(self, record_b)) return;
+                                           if (dealt++ % Lanes == std::uint32_t(lane) && r2 <= lists.pair_radius2)
+                                               interaction.pair(self, b, r_ab, r2, record_b, sums);
+                                       });
+    }
+};
+
 }  // namespace partikel::sph
