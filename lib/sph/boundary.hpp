@@ -187,15 +187,6 @@ struct GhostNodeSums {
         }
         if constexpr (kVelocity) velocity += (V * W) * v_b;
     }
-    // Another lane's sums of the same node (sph/neighbor_pass.hpp, RowsInLanes).
-    PK_DEVICE_INLINE void add(const GhostNodeSums& o) {
-        for (int i = 0; i < 4; ++i) {
-            for (int j = 0; j < 4; ++j) A[i][j] += o.A[i][j];
-            rhs[i] += o.rhs[i];
-            rhs_velocity[i] += o.rhs_velocity[i];
-        }
-        velocity += o.velocity;
-    }
 };
 
 // What GhostNodeSums give at the ghost node.
@@ -296,11 +287,9 @@ PK_DEVICE_INLINE bool has_wall_normal(Vec3f normal) { return normal.x != 0.0f ||
 // kVelocity: the no-slip and free-slip velocities (mode), from the ghost node's velocity; without
 // it the walls' own (BoundaryVelocity::wall), and the pass sums the density's system alone.
 template <class Kernel, bool kVelocity> struct ModifiedDynamicBoundary {
-    // Few rows (the walls'), each a long chain of dependent loads: the pass is bound by latency.
-    // Four lanes a row on the GPU (RowsInLanes, sph/neighbor_pass.hpp), each its share of the
-    // ghost node's fluid neighbours; four blocks of 256 per SM (64 registers; the compiler picks
-    // 96, two blocks; 36 KiB of the lanes' sums each) (docs/PERFORMANCE.md, "mDBC").
-    static constexpr int kLanes = 4;
+    // Few rows (the walls'), each a long chain of dependent loads: the pass is bound by latency,
+    // and four blocks of 256 per SM (64 registers; the compiler picks 96, two blocks) hold the
+    // walls of a 1M-particle scene in two waves instead of three (docs/PERFORMANCE.md).
     static constexpr int kMinBlocksPerSM = 4;
     static constexpr bool kOneRank = true;  // mdbc
     const Vec4f* position_mass;  // records: the sign of the mass is the kind
@@ -332,7 +321,6 @@ template <class Kernel, bool kVelocity> struct ModifiedDynamicBoundary {
         return {wrap(self.xyz() + 2.0f * n), n, has_wall_normal(n)};
     }
     PK_DEVICE_INLINE bool interacts(const Particle& a) const { return a.active; }
-    PK_DEVICE_INLINE bool deals(const Particle&, const Vec4f& record_b) const { return record_b.w > 0.0f; }
     PK_DEVICE_INLINE void pair(const Particle&, std::uint32_t b, Vec3f r_gb, float r2, const Vec4f& record_b,
                                Sums& s) const {
         if (!(record_b.w > 0.0f)) return;  // fluid neighbours only

@@ -275,7 +275,7 @@ template <class Kernel, class Diffusion, class Extras, class Walls> struct Rates
 // list, solver_impl.hpp). The rates pass is then the dbc pair loop, at its registers; inside it the
 // virtual points spilled (docs/PERFORMANCE.md). A row's fluid-boundary pairs come from the rates
 // pass's list of them (VirtualLayers::pair_index, as NeighborLists) where it holds them all, else
-// from a search: the same neighbours in the same order either way, dealt to the same lanes.
+// from a search: the same neighbours in the same order either way.
 // Each fluid-boundary pair's virtual points: at x_b + o seen from a fluid a (r_ab - o), or at
 // x_a + o seen by b (r_ab + o), each with the density rho + o . grad rho_g and its pressure, and
 // the velocity v + G o where the wall mirrors the fluid's (no-slip, free-slip), with the rates
@@ -287,11 +287,8 @@ template <class Kernel, class Diffusion, class Extras, class Walls> struct Rates
 // time-step limit is the smaller of the rates pass's eq. 3.33 and this pass's, then eq. 3.34 on the
 // whole acceleration.
 template <class RatesPass> struct VirtualLayerRates {
-    // Few rows (101k of 888k fluid rows in the 1M dam break), each of about 23 wall pairs of
-    // several points: eight lanes a row on the GPU (RowsInLanes, sph/neighbor_pass.hpp), each
-    // its share of the row's wall pairs. 80 registers (3 blocks per SM) spill less than 64 (4
-    // blocks; docs/PERFORMANCE.md).
-    static constexpr int kLanes = 8;
+    // Few rows (101k of 888k fluid rows in the 1M dam break: about 3 blocks of 256 per SM, one
+    // wave): 80 registers (3 blocks per SM) spill less than 64 (4 blocks; docs/PERFORMANCE.md).
     static constexpr int kMinBlocksPerSM = 3;
     static constexpr bool kOneRank = true;  // mdbc
     RatesPass rates;
@@ -300,10 +297,6 @@ template <class RatesPass> struct VirtualLayerRates {
 
     PK_DEVICE_INLINE Particle load(std::size_t a) const { return rates.load(a); }
     PK_DEVICE_INLINE bool interacts(const Particle&) const { return true; }
-    // The pairs the rates pass lists: a fluid and a boundary particle.
-    PK_DEVICE_INLINE bool deals(const Particle& a, const Vec4f& record_b) const {
-        return sign_bit(a.w) != sign_bit(record_b.w);
-    }
 
     // The wall's layers and gradients are read where they are used, not held through the
     // neighbour loop (at 64 registers: 524 B of spills held, 248 B read where used).

@@ -455,24 +455,6 @@ void neighbor_pass(const Exec& exec, SolverState& s, const Interaction& interact
     run(NeighborPass<Interaction>{s.grid.view(), records, interaction, lists, list_use});
 }
 
-// A pass of one rank over listed rows, `Interaction::kLanes` threads a row on the GPU and one on the
-// CPU (RowsInLanes): mdbc's passes, whose rows are few and whose pairs are costly. `lists`: the
-// row's pairs where it holds them (capacity 0: a search).
-template <class Exec, class Interaction>
-void neighbor_pass_in_lanes(const Exec& exec, SolverState& s, const Interaction& interaction, const char* label,
-                            RowSubset rows, const NeighborLists& lists) {
-    static_assert(one_rank_only<Interaction>);
-    using Pass = RowsInLanes<Interaction, Exec::is_cuda ? Interaction::kLanes : 1>;
-    const std::size_t needed = (rows.count + Pass::kRowsPerBlock - 1) / Pass::kRowsPerBlock;
-    // On the GPU 4096 blocks (about ten waves on an H100) stride over more rows: a launch sized
-    // for every row a device count might hold then costs no empty blocks beyond them.
-    const std::size_t blocks = Exec::is_cuda ? std::min<std::size_t>(needed, 4096) : needed;
-    exec.for_each_block(blocks, Pass::kSharedBytes,
-                        Pass{s.grid.view(), s.f<Vec4f>(field::record_position_mass), interaction, lists, rows.rows,
-                             rows.count, rows.listed, blocks},
-                        label);
-}
-
 // mdbc: the list of its rows in the current order (after a reorder or a compaction, and when the
 // normals change). The count of flagged rows is read back once: boundary particles are never
 // removed and keep their normals, and mdbc runs on one rank.
@@ -543,10 +525,8 @@ template <class Body> void with_kernel(const SphParams& p, Body&& body) {
 template <class Exec> void modified_dynamic_boundary(const Exec& exec, SolverState& s) {
     auto scope = s.profile.phase("mdbc");
     const SphParams& p = s.params;
-    const float support = kernel_support(p);
-    const NeighborLists ghost_node_neighbors{nullptr, nullptr, 0, 0, support * support};  // a search, to the support
     auto launch = [&](auto kernel, auto velocity) {
-        neighbor_pass_in_lanes(exec, s,
+        neighbor_pass(exec, s,
                       ModifiedDynamicBoundary<decltype(kernel), decltype(velocity)::value>{
                           .position_mass = s.f<Vec4f>(field::record_position_mass),
                           .velocity_density = s.f<Vec4f>(field::record_velocity_density),
@@ -567,7 +547,7 @@ template <class Exec> void modified_dynamic_boundary(const Exec& exec, SolverSta
                           .mode = p.boundary_velocity,
                           .wrap = periodic_wrap(p),
                       },
-                      "sph.mdbc", mdbc_row_subset(s), ghost_node_neighbors);
+                      "sph.mdbc", ListUse::none, mdbc_row_subset(s));
     };
     // The walls' own velocity needs none of the velocity's sums (15 of the 35 a fluid neighbour adds).
     with_kernel(p, [&](auto kernel) {
@@ -590,8 +570,8 @@ template <class Exec, class RatesPass> void virtual_layer_rates(const Exec& exec
     const float support = kernel_support(s.params);
     const NeighborLists wall_pairs{r.walls.pair_count, r.walls.pair_index, r.walls.capacity, r.walls.stride,
                                    support * support};
-    neighbor_pass_in_lanes(exec, s, VirtualLayerRates<RatesPass>{r}, "sph.virtual_layer_rates",
-                           RowSubset{s.virtual_layer_rows.data(), rates_row_subset(s).count, offsets + s.n}, wall_pairs);
+    neighbor_pass(exec, s, VirtualLayerRates<RatesPass>{r}, "sph.virtual_layer_rates", ListUse::read,
+                  RowSubset{s.virtual_layer_rows.data(), rates_row_subset(s).count, offsets + s.n}, &wall_pairs);
 }
 
 template <class Exec> void rates(const Exec& exec, SolverState& s, double t) {

@@ -59,10 +59,9 @@ private:
 };
 
 namespace detail {
-// A functor (or a block-level body) may ask for `static constexpr int kMinBlocksPerSM = m;`: the
-// kernel is then compiled for at least m resident blocks of 256 threads per SM (65536 / (256 m)
-// registers per thread at most), trading registers for occupancy where latency dominates (sph's
-// rates pass).
+// A functor may ask for `static constexpr int kMinBlocksPerSM = m;`: the kernel is then
+// compiled for at least m resident blocks of 256 threads per SM (65536 / (256 m) registers per
+// thread at most), trading registers for occupancy where latency dominates (sph's rates pass).
 template <class F, class = void> struct MinBlocksPerSM {
     static constexpr int value = 1;
 };
@@ -76,8 +75,7 @@ __global__ void __launch_bounds__(CudaExec::kBlock, MinBlocksPerSM<F>::value) fo
     if (i < n) f(i);
 }
 
-template <class Body>
-__global__ void __launch_bounds__(Body::kThreads, MinBlocksPerSM<Body>::value) block_kernel(Body body) {
+template <class Body> __global__ void __launch_bounds__(Body::kThreads) block_kernel(Body body) {
     extern __shared__ __align__(16) std::byte block_shared[];
     CudaBlock<Body::kThreads> block(block_shared);
     body(block);

@@ -2,8 +2,7 @@
 // searching pass wrote visits the same neighbours in the same order as a search, so its sums are
 // the same bits; with a skin, the lists hold the grid's radius and the passes sum only the pairs
 // within the pair radius; a particle whose list overflowed, or which the writing pass did not
-// search, is searched again; a pass in lanes deals a row's pairs to its lanes in the list's or the
-// search's order. Random particles in a box periodic on some axes (minimum images).
+// search, is searched again. Random particles in a box periodic on two axes (minimum images).
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -14,7 +13,6 @@
 #include <vector>
 
 #include "core/buffer.hpp"
-#include "core/exec_cpu.hpp"
 #include "frnn/cell_grid.hpp"
 #include "sph/neighbor_pass.hpp"
 
@@ -290,128 +288,4 @@ TEST_CASE("batched pairs on the CPU: the pairs that pass, lane l summing pairs l
     CHECK(full_batches > n);  // most particles fill several batches
     // The batched pass reading the lists gives the bits of its search.
     CHECK(run(std::type_identity<LaneProbe>{}, lists, ListUse::read) == batched);
-}
-
-namespace {
-
-// A pass in lanes (RowsInLanes): the pairs with a neighbour of positive w are dealt to the
-// lanes; each lane's sum records the order of its pairs, and the lanes' sums add in an
-// order-dependent way too.
-struct DealtProbe {
-    static constexpr int kMinBlocksPerSM = 1;
-    const Vec4f* position_mass;
-    float* sum;
-    std::uint32_t* found;
-    struct Particle {
-        Vec3f r;
-        std::uint32_t index;
-    };
-    struct Sums {
-        float sum;
-        std::uint32_t count;
-        void add(const Sums& o) {
-            sum = sum * 1.01f + o.sum;
-            count += o.count;
-        }
-    };
-    Particle load(std::size_t a) const { return {position_mass[a].xyz(), static_cast<std::uint32_t>(a)}; }
-    bool interacts(const Particle&) const { return true; }
-    bool deals(const Particle&, const Vec4f& record_b) const { return record_b.w > 0.0f; }
-    void pair(const Particle&, std::uint32_t b, Vec3f r_ab, float r2, const Vec4f& record_b, Sums& s) const {
-        if (!(record_b.w > 0.0f)) return;
-        s.sum = s.sum * 1.001f + r2 + 1e-3f * float(b) + r_ab.x;
-        s.count += 1;
-    }
-    void finish(std::size_t a, const Particle&, const Sums& s) const {
-        sum[a] = s.sum;
-        found[a] = s.count;
-    }
-};
-
-}  // namespace
-
-TEST_CASE("rows in lanes: lane l sums the dealt pairs l, l + L, ... of the list or of a search, the lanes in order") {
-    const Backend cpu = Backend::cpu(2);
-    const CpuExec exec{cpu};
-    const std::size_t n = 3000;
-    const std::array<frnn::Boundary, 3> faces{frnn::Boundary::periodic, frnn::Boundary::open, frnn::Boundary::open};
-    const RandomCloud cloud(cpu, n, 0.12f, faces, 11, [](std::size_t a) { return a % 3 == 0 ? -1.0f : 1.0f; });
-    const frnn::CellGridView& view = cloud.view;
-    const std::vector<Vec4f>& records = cloud.records;
-    constexpr int kLanes = 4;
-
-    // Every third row, in reverse order; the expected sums by hand: each row's dealt neighbours in
-    // the search's order, pair k into lane k mod 4, the lanes added in lane order.
-    std::vector<std::uint32_t> rows;
-    for (std::size_t a = n; a-- > 0;)
-        if (a % 3 == 1) rows.push_back(static_cast<std::uint32_t>(a));
-    std::vector<std::vector<std::uint32_t>> dealt(n);
-    std::vector<float> expected_sum(n, -1.0f);
-    std::vector<std::uint32_t> expected_found(n, 0xdeadu);
-    const DealtProbe probe_of_nothing{records.data(), nullptr, nullptr};
-    std::uint32_t most = 0;
-    for (std::uint32_t a : rows) {
-        frnn::for_each_neighbor_record(view, records.data(), view.positions[a],
-                                       [&](std::uint32_t b, Vec3f, float, const Vec4f& record_b) {
-                                           if (probe_of_nothing.deals({}, record_b)) dealt[a].push_back(b);
-                                       });
-        DealtProbe::Sums lanes[kLanes]{};
-        for (std::size_t k = 0; k < dealt[a].size(); ++k) {
-            const std::uint32_t b = dealt[a][k];
-            const Vec3f r_ab = view.box.displacement(view.positions[a], records[b].xyz());
-            probe_of_nothing.pair({}, b, r_ab, frnn::distance2(r_ab), records[b], lanes[k % kLanes]);
-        }
-        for (int l = 1; l < kLanes; ++l) lanes[0].add(lanes[l]);
-        expected_sum[a] = lanes[0].sum;
-        expected_found[a] = lanes[0].count;
-        most = std::max(most, static_cast<std::uint32_t>(dealt[a].size()));
-    }
-    REQUIRE(most > 8);
-
-    const std::uint32_t listed_rows = static_cast<std::uint32_t>(rows.size() - 17);  // a device count below the launch's
-    auto run = [&](NeighborLists lists, std::size_t blocks) {
-        std::vector<float> sum(n, -1.0f);
-        std::vector<std::uint32_t> found(n, 0xdeadu);
-        using Pass = RowsInLanes<DealtProbe, kLanes>;
-        exec.for_each_block(blocks, Pass::kSharedBytes,
-                            Pass{view, records.data(), DealtProbe{records.data(), sum.data(), found.data()}, lists,
-                                 rows.data(), rows.size(), &listed_rows, blocks});
-        return std::make_pair(sum, found);
-    };
-    auto check = [&](const std::pair<std::vector<float>, std::vector<std::uint32_t>>& got) {
-        std::size_t wrong = 0, untouched = 0;
-        for (std::size_t k = 0; k < rows.size(); ++k) {
-            const std::uint32_t a = rows[k];
-            if (k < listed_rows)
-                wrong += got.first[a] != expected_sum[a] || got.second[a] != expected_found[a];  // bit for bit
-            else
-                untouched += got.first[a] == -1.0f && got.second[a] == 0xdeadu;
-        }
-        for (std::size_t a = 0; a < n; ++a)
-            if (a % 3 != 1) untouched += got.first[a] == -1.0f && got.second[a] == 0xdeadu;
-        CHECK(wrong == 0);
-        CHECK(untouched == n - listed_rows);  // rows past the count and rows not listed
-    };
-    const std::size_t needed = (rows.size() + RowsInLanes<DealtProbe, kLanes>::kRowsPerBlock - 1) /
-                               RowsInLanes<DealtProbe, kLanes>::kRowsPerBlock;
-    REQUIRE(needed >= 3);
-
-    SUBCASE("a search, every block or two striding over the rows") {
-        check(run({}, needed));
-        check(run({}, 2));
-    }
-    SUBCASE("the rows' lists of dealt pairs, some overflowing into a search") {
-        for (std::uint32_t capacity : {most, 6u}) {
-            CAPTURE(capacity);
-            std::vector<std::uint32_t> count(n, NeighborLists::kUnlisted), index(std::size_t{capacity} * n);
-            std::size_t overflowed = 0;
-            for (std::uint32_t a : rows) {
-                count[a] = static_cast<std::uint32_t>(dealt[a].size());
-                overflowed += count[a] > capacity;
-                for (std::size_t k = 0; k < dealt[a].size() && k < capacity; ++k) index[k * n + a] = dealt[a][k];
-            }
-            CHECK((capacity == most) == (overflowed == 0));
-            check(run(NeighborLists{count.data(), index.data(), capacity, n}, needed));
-        }
-    }
 }
