@@ -505,7 +505,23 @@ struct VirtualLayers {
     std::size_t stride;
     TaitEos eos;
     float support2;                 // m^2: virtual points beyond the support add nothing
+    // The penetration barrier (docs/SPH.md, "Penetration barrier"): a fluid particle nearer a
+    // wall's surface than `penetration_margin` sees that wall particle's pressure raised by
+    // penetration_stiffness times the shortfall.
+    const Vec3f* normal;            // per particle: d n (m), as ModifiedDynamicBoundary's
+    float penetration_margin;       // m: dx / 4
+    float penetration_stiffness;    // Pa/m: rho0 c0^2 / dx
 };
+
+// The barrier's pressure (Pa) for a fluid particle at x_f - x_w = r_fw from a wall particle whose
+// surface lies at d n (m) from it: 0 from `margin` above the surface plane up.
+PK_DEVICE_INLINE float penetration_pressure(Vec3f r_fw, Vec3f normal, float margin, float stiffness) {
+    const float d2 = norm2(normal);
+    if (!(d2 > 0.0f)) return 0.0f;
+    const float d = sqrtf(d2);
+    const float above = dot(r_fw, normal) / d - d;  // m: the fluid particle's height above the surface
+    return above < margin ? stiffness * (margin - above) : 0.0f;
+}
 
 // Wall normals of boundary particles when the input has none (docs/SPH.md, "Boundaries"): the
 // direction of sum_fluid grad_a W_ab - sum_boundary grad_a W_ab (towards the fluid and away from

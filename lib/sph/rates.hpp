@@ -300,7 +300,7 @@ template <class RatesPass> struct VirtualLayerRates {
 
     // The wall's layers and gradients are read where they are used, not held through the
     // neighbour loop (at 64 registers: 524 B of spills held, 248 B read where used).
-    PK_DEVICE_INLINE void pair(const Particle& a, std::uint32_t b, Vec3f r_ab, float, const Vec4f& record_b,
+    PK_DEVICE_INLINE void pair(const Particle& a, std::uint32_t b, Vec3f r_ab, float r2, const Vec4f& record_b,
                                Sums& s) const {
         const bool b_wall = a.fluid() && sign_bit(record_b.w);
         const bool a_wall = !a.fluid() && !sign_bit(record_b.w);
@@ -312,6 +312,17 @@ template <class RatesPass> struct VirtualLayerRates {
         if (count == 0) return;
         const float m_b = fabsf(record_b.w);
         const Vec4f vr_b = rates.velocity_density[b];
+        // The penetration barrier: the wall's pressure raised by P in the pair's pressure term,
+        // |grad W| P / rho_w^2, pushing the fluid along the wall's normal (out of it, also where
+        // it has passed the wall particle) and the wall the other way (the wall force).
+        const Vec3f normal = walls.normal[wall];
+        const float barrier = penetration_pressure(b_wall ? r_ab : -r_ab, normal, walls.penetration_margin,
+                                                   walls.penetration_stiffness);
+        if (barrier > 0.0f) {
+            const float rho_w = b_wall ? vr_b.w : a.rho;
+            const float push = m_b * fabsf(rates.kernel.grad_factor(r2)) * sqrtf(r2) * barrier / (rho_w * rho_w * norm(normal));
+            s.acc += (b_wall ? push : -push) * normal;
+        }
         const float pressure_term_b = a_wall ? max_of(rates.pressure_term[b], 0.0f) : rates.pressure_term[b];
         Particle a_o = a;
         if (b_wall) a_o.pressure_term = max_of(a.pressure_term, 0.0f);

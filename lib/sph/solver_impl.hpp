@@ -623,7 +623,8 @@ template <class Exec> void rates(const Exec& exec, SolverState& s, double t) {
                                  s.virtual_layer_walls > 0 ? s.row_offsets.data() : nullptr,
                                  s.wall_pair_count.data(), s.wall_pair_index.data(), s.wall_pair_capacity,
                                  s.capacity, TaitEos::from_sound_speed(p.rho0, p.c0, p.gamma),
-                                 support * support});
+                                 support * support, s.f<Vec3f>(field::boundary_normal), 0.25f * p.dx_m,
+                                 0.1f * p.rho0 * p.c0 * p.c0 / p.dx_m});
         } else {
             launch(kernel, diffusion, extras, NoVirtualLayers{});
         }

@@ -156,22 +156,17 @@ void check_obstacle(const ObstacleRun& r) {
     CHECK(r.column_speed < 4.0);
 }
 
-// The requirement at the spacing 2 CPU cores afford (5,000 steps). It does not hold yet
-// (2026-11-27, docs/SPH.md, "mDBC"): on the CPU one fluid particle downstream of the column sinks
-// into the floor from t = 1.0 s, runs away at t = 1.36 s, and two particles are removed; on an
-// H100 one of 2,860 is removed, one reaches 2.7 dx past a tank wall and 97.7 m/s. Both cases are
-// marked should_fail, so that the slow and gpu suites keep reporting every other result: when
-// the walls hold, doctest reports the case as failed, and the mark goes.
-void obstacle_at_3cm(const Backend& backend) { check_obstacle(dam_break_obstacle_one_layer(backend, 0.03f, 1.5)); }
+// The requirement at the spacing 2 CPU cores afford (5,000 steps), and on the GPU at
+// DualSPHysics's own (4.5 mm, 1.04M particles, about 33,000 steps). It held from the penetration
+// barrier on (docs/SPH.md, "Penetration barrier"); before, one fluid particle downstream of the
+// column sank into the floor from t = 1.0 s and ran away at t = 1.36 s.
+void obstacle_run(const Backend& backend, float dx) { check_obstacle(dam_break_obstacle_one_layer(backend, dx, 1.5)); }
 
 }  // namespace
 
-#define PK_OBSTACLE_NAME                                                                                        \
-    "dam break with obstacle, one layer of mdbc walls (dx = 3 cm): no fluid crosses a wall or is removed to t = " \
-    "1.5 s (known to fail)"
-TEST_CASE(PK_OBSTACLE_NAME " [cpu]" * doctest::test_suite("slow") * doctest::should_fail()) {
-    obstacle_at_3cm(Backend::cpu(0));
-}
-TEST_CASE(PK_OBSTACLE_NAME " [cuda]" * doctest::test_suite("gpu") * doctest::should_fail()) {
-    obstacle_at_3cm(test::cuda_backend());
+#define PK_OBSTACLE_NAME "dam break with obstacle, one layer of mdbc walls: no fluid crosses a wall or is removed to t = 1.5 s"
+TEST_CASE(PK_OBSTACLE_NAME " [cpu, dx = 3 cm]" * doctest::test_suite("slow")) { obstacle_run(Backend::cpu(0), 0.03f); }
+TEST_CASE(PK_OBSTACLE_NAME " [cuda, dx = 3 cm]" * doctest::test_suite("gpu")) { obstacle_run(test::cuda_backend(), 0.03f); }
+TEST_CASE(PK_OBSTACLE_NAME " [cuda, dx = 4.5 mm, 1.04M particles]" * doctest::test_suite("gpu")) {
+    obstacle_run(test::cuda_backend(), 0.0045f);
 }

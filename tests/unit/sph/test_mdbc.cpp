@@ -318,7 +318,7 @@ struct WallCorner {
     frnn::CellGrid grid;
     std::vector<Vec4f> position_mass, velocity_density, layers;
     std::vector<float> pressure_term;
-    std::vector<Vec3f> density_gradient;
+    std::vector<Vec3f> density_gradient, wall_normal;
     std::vector<Mat3f> velocity_gradient;
     std::vector<SymTensor> sps_stress;
     explicit WallCorner(const Backend& cpu) : grid(cpu, spec(), 2048) {
@@ -339,6 +339,9 @@ struct WallCorner {
         std::uniform_real_distribution<float> u(-1.0f, 1.0f);
         for (std::size_t a = 0; a < n; ++a)
             if (norm(normal[a]) == 0.0f) x[a] += (0.1f * dx) * Vec3f{u(rng), u(rng), u(rng)};
+        // Some of the first fluid layer within the penetration barrier's margin (dx/4) of the floor.
+        for (std::size_t a = 0; a < n; a += 7)
+            if (norm(normal[a]) == 0.0f && x[a].y < dx) x[a].y = 0.15f * dx;
         grid.build(x.data(), n);
         const std::uint32_t* original = grid.sorted_to_original();
         const int count = virtual_layer_limit(support, dx);
@@ -351,6 +354,7 @@ struct WallCorner {
             const Vec3f v = wall ? Vec3f{0.05f * u(rng), 0, 0} : 0.5f * Vec3f{u(rng), u(rng), u(rng)};
             velocity_density.push_back({v.x, v.y, v.z, rho});
             pressure_term.push_back(eos.pressure(rho) / (rho * rho));
+            wall_normal.push_back(normal[o]);
             const Vec3f steps = wall ? virtual_layer_steps(normal[o], dx) : Vec3f{0, 0, 0};
             layers.push_back(wall ? Vec4f{steps.x, steps.y, steps.z, float(count)} : Vec4f{0, 0, 0, 0});
             density_gradient.push_back(wall ? 1e2f * Vec3f{u(rng), u(rng), u(rng)} : Vec3f{0, 0, 0});
@@ -362,6 +366,7 @@ struct WallCorner {
                                   1e-3f * u(rng)});
         }
     }
+    float barrier_stiffness() const { return rho0 * 100.0f * c0 * c0 / dx; }  // Pa/m: rho0 c^2 / dx of the EOS's c
     frnn::GridSpec spec() const {
         frnn::GridSpec g;
         g.domain_min = {-0.03f, -0.03f, -0.01f};
@@ -429,7 +434,8 @@ TEST_CASE("the virtual layers' pass completes the rates pass: one pass's sums, f
             .extras = ViscousExtras{{1e-4f}, {0.5f}, {c.sps_stress.data()}},
             .walls = VirtualLayers{c.layers.data(), c.density_gradient.data(),
                                    velocity_gradient ? c.velocity_gradient.data() : nullptr, flags.data(),
-                                   pair_count.data(), pair_index.data(), capacity, n, c.eos, c.support * c.support},
+                                   pair_count.data(), pair_index.data(), capacity, n, c.eos, c.support * c.support,
+                                   c.wall_normal.data(), 0.25f * c.dx, c.barrier_stiffness()},
             .h = c.h,
             .c0 = c.c0,
             .eta2 = 0.01f * c.h * c.h,
@@ -509,4 +515,75 @@ TEST_CASE("the virtual layers' pass completes the rates pass: one pass's sums, f
         // The virtual points matter: the rates pass alone misses them by far more than the tolerance.
         CHECK(first_pass_miss > 100.0f * tolerance * scale_acc);
     }
+}
+
+// The penetration barrier (docs/SPH.md): a fluid particle nearer a wall's surface than dx/4 sees
+// that wall particle's pressure raised by rho0 c^2 / dx times the shortfall, in the virtual layers'
+// pass. Its pressure is linear in the height and 0 from the margin up; through the pass it pushes
+// the fluid out of the wall (along the floor's normal), the walls take the reaction (the
+// barrier's changes of m a sum to zero), and rows not within the margin of a wall do not change.
+TEST_CASE("the penetration barrier: linear below dx/4 above a wall's surface, pushing out, its reaction on the wall") {
+    const float dx = 0.01f, margin = 0.25f * dx, k = 1e8f;
+    const Vec3f floor_normal{0.0f, 0.5f * dx, 0.0f};  // a floor particle, its surface dx/2 above it
+    auto at = [&](float height) { return penetration_pressure({0.3f * dx, 0.5f * dx + height, 0.0f}, floor_normal, margin, k); };
+    CHECK(at(margin) == 0.0f);
+    CHECK(at(0.3f * dx) == 0.0f);
+    CHECK(at(0.15f * dx) == doctest::Approx(k * 0.1f * dx));
+    CHECK(at(0.0f) == doctest::Approx(k * margin));
+    CHECK(at(-0.2f * dx) == doctest::Approx(k * 0.45f * dx));
+    CHECK(penetration_pressure({0.0f, 0.1f * dx, 0.0f}, {0, 0, 0}, margin, k) == 0.0f);  // no normal, no barrier
+
+    const Backend cpu = Backend::cpu(1);
+    WallCorner c(cpu);
+    const std::size_t n = c.n;
+    using RatesPass = Rates<CubicSpline, NoDensityDiffusion, NoViscousExtras, VirtualLayers>;
+    auto accelerations = [&](float stiffness) {
+        std::vector<Vec3f> acceleration(n), xsph(n);
+        std::vector<float> density_rate(n), dt_limit(n, 1.0f);
+        const RatesPass rates{
+            .position_mass = c.position_mass.data(),
+            .velocity_density = c.velocity_density.data(),
+            .pressure_term = c.pressure_term.data(),
+            .acceleration = acceleration.data(),
+            .density_rate = density_rate.data(),
+            .xsph_velocity = xsph.data(),
+            .dt_limit = dt_limit.data(),
+            .kernel = CubicSpline(c.h),
+            .viscosity = ArtificialViscosity::make(0.1f, c.c0),
+            .diffusion = {},
+            .extras = {},
+            .walls = VirtualLayers{c.layers.data(), c.density_gradient.data(), nullptr, nullptr, nullptr, nullptr, 0, n,
+                                   c.eos, c.support * c.support, c.wall_normal.data(), 0.25f * c.dx, stiffness},
+            .h = c.h,
+            .c0 = c.c0,
+            .eta2 = 0.01f * c.h * c.h,
+            .gravity = {},
+            .volumes = {},
+        };
+        const NeighborPass<VirtualLayerRates<RatesPass>> pass{c.grid.view(), c.position_mass.data(), {rates}};
+        for (std::size_t a = 0; a < n; ++a) pass(a);
+        return acceleration;
+    };
+    const std::vector<Vec3f> with = accelerations(c.barrier_stiffness()), without = accelerations(0.0f);
+    Vec3f momentum{0, 0, 0}, scale{0, 0, 0};
+    std::size_t pushed = 0, within = 0, unchanged = 0, away = 0;
+    for (std::size_t a = 0; a < n; ++a) {
+        const Vec4f p = c.position_mass[a];
+        const Vec3f change = with[a] - without[a];
+        momentum += std::fabs(p.w) * change;
+        scale += std::fabs(p.w) * Vec3f{std::fabs(change.x), std::fabs(change.y), std::fabs(change.z)};
+        if (!(p.w > 0.0f)) continue;
+        const bool near_floor = p.y < 0.25f * c.dx;  // the floor's surface is y = 0
+        within += near_floor;
+        if (near_floor) pushed += change.y > 0.0f;
+        if (p.y > 0.25f * c.dx + 1e-6f && p.x > 0.25f * c.dx + 1e-6f) {
+            away += 1;
+            unchanged += change.x == 0.0f && change.y == 0.0f && change.z == 0.0f;
+        }
+    }
+    CHECK(within > 5);
+    CHECK(pushed == within);
+    CHECK(away > 400);
+    CHECK(unchanged == away);
+    CHECK(norm(momentum) <= 1e-5f * norm(scale));
 }
