@@ -510,7 +510,7 @@ struct VirtualLayers {
     // penetration_stiffness times the shortfall.
     const Vec3f* normal;            // per particle: d n (m), as ModifiedDynamicBoundary's
     float penetration_margin;       // m: dx / 4
-    float penetration_stiffness;    // Pa/m: rho0 c0^2 / dx
+    float penetration_stiffness;    // Pa/m: rho0 c0^2 / (10 dx)
 };
 
 // The barrier's pressure (Pa) for a fluid particle at x_f - x_w = r_fw from a wall particle whose

@@ -366,7 +366,7 @@ struct WallCorner {
                                   1e-3f * u(rng)});
         }
     }
-    float barrier_stiffness() const { return rho0 * 100.0f * c0 * c0 / dx; }  // Pa/m: rho0 c^2 / dx of the EOS's c
+    float barrier_stiffness() const { return rho0 * 10.0f * c0 * c0 / dx; }  // Pa/m: rho0 c^2 / (10 dx), the EOS's c = 10 c0
     frnn::GridSpec spec() const {
         frnn::GridSpec g;
         g.domain_min = {-0.03f, -0.03f, -0.01f};
@@ -375,6 +375,36 @@ struct WallCorner {
         return g;
     }
 };
+
+// The rates pass over WallCorner's particles with the given terms, into `out`.
+struct RatesOutputs {
+    std::vector<Vec3f> acceleration, xsph;
+    std::vector<float> density_rate, dt_limit;
+    explicit RatesOutputs(std::size_t n) : acceleration(n), xsph(n), density_rate(n), dt_limit(n, 1.0f) {}
+};
+template <class RatesPass>
+RatesPass rates_over(const WallCorner& c, RatesOutputs& out, decltype(RatesPass::diffusion) diffusion,
+                     decltype(RatesPass::extras) extras, const VirtualLayers& walls, Vec3f gravity) {
+    return RatesPass{
+        .position_mass = c.position_mass.data(),
+        .velocity_density = c.velocity_density.data(),
+        .pressure_term = c.pressure_term.data(),
+        .acceleration = out.acceleration.data(),
+        .density_rate = out.density_rate.data(),
+        .xsph_velocity = out.xsph.data(),
+        .dt_limit = out.dt_limit.data(),
+        .kernel = CubicSpline(c.h),
+        .viscosity = ArtificialViscosity::make(0.1f, c.c0),
+        .diffusion = diffusion,
+        .extras = extras,
+        .walls = walls,
+        .h = c.h,
+        .c0 = c.c0,
+        .eta2 = 0.01f * c.h * c.h,
+        .gravity = gravity,
+        .volumes = {},
+    };
+}
 
 // The GPU's pair loop on the CPU: an interaction without its batched halves (BatchedPairs), so that
 // its pair() runs pair by pair.
@@ -417,31 +447,19 @@ TEST_CASE("the virtual layers' pass completes the rates pass: one pass's sums, f
     for (const bool velocity_gradient : {false, true}) {
         CAPTURE(capacity);
         CAPTURE(velocity_gradient);
-        std::vector<Vec3f> acceleration(n), xsph(n);
-        std::vector<float> density_rate(n), dt_limit(n);
+        RatesOutputs out(n);
+        std::vector<Vec3f>& acceleration = out.acceleration;
+        const std::vector<Vec3f>& xsph = out.xsph;
+        const std::vector<float>&density_rate = out.density_rate, &dt_limit = out.dt_limit;
         std::vector<std::uint32_t> flags(n + 1, 0u), pair_count(n, 0u), pair_index(std::size_t{capacity} * n + 1);
-        const RatesPass rates{
-            .position_mass = c.position_mass.data(),
-            .velocity_density = c.velocity_density.data(),
-            .pressure_term = c.pressure_term.data(),
-            .acceleration = acceleration.data(),
-            .density_rate = density_rate.data(),
-            .xsph_velocity = xsph.data(),
-            .dt_limit = dt_limit.data(),
-            .kernel = CubicSpline(c.h),
-            .viscosity = ArtificialViscosity::make(0.1f, c.c0),
-            .diffusion = DensityDiffusionTerm{2.0f * 0.1f * c.h * c.c0, (-c.rho0 / (c.c0 * c.c0)) * gravity},
-            .extras = ViscousExtras{{1e-4f}, {0.5f}, {c.sps_stress.data()}},
-            .walls = VirtualLayers{c.layers.data(), c.density_gradient.data(),
-                                   velocity_gradient ? c.velocity_gradient.data() : nullptr, flags.data(),
-                                   pair_count.data(), pair_index.data(), capacity, n, c.eos, c.support * c.support,
-                                   c.wall_normal.data(), 0.25f * c.dx, c.barrier_stiffness()},
-            .h = c.h,
-            .c0 = c.c0,
-            .eta2 = 0.01f * c.h * c.h,
-            .gravity = gravity,
-            .volumes = {},
-        };
+        const RatesPass rates = rates_over<RatesPass>(
+            c, out, DensityDiffusionTerm{2.0f * 0.1f * c.h * c.c0, (-c.rho0 / (c.c0 * c.c0)) * gravity},
+            ViscousExtras{{1e-4f}, {0.5f}, {c.sps_stress.data()}},
+            VirtualLayers{c.layers.data(), c.density_gradient.data(),
+                          velocity_gradient ? c.velocity_gradient.data() : nullptr, flags.data(), pair_count.data(),
+                          pair_index.data(), capacity, n, c.eos, c.support * c.support, c.wall_normal.data(),
+                          0.25f * c.dx, c.barrier_stiffness()},
+            gravity);
         if (capacity == 0) {
             const NeighborPass<RatesPass> first{view, c.position_mass.data(), rates};
             for (std::size_t a = 0; a < n; ++a) first(a);
@@ -538,31 +556,15 @@ TEST_CASE("the penetration barrier: linear below dx/4 above a wall's surface, pu
     const std::size_t n = c.n;
     using RatesPass = Rates<CubicSpline, NoDensityDiffusion, NoViscousExtras, VirtualLayers>;
     auto accelerations = [&](float stiffness) {
-        std::vector<Vec3f> acceleration(n), xsph(n);
-        std::vector<float> density_rate(n), dt_limit(n, 1.0f);
-        const RatesPass rates{
-            .position_mass = c.position_mass.data(),
-            .velocity_density = c.velocity_density.data(),
-            .pressure_term = c.pressure_term.data(),
-            .acceleration = acceleration.data(),
-            .density_rate = density_rate.data(),
-            .xsph_velocity = xsph.data(),
-            .dt_limit = dt_limit.data(),
-            .kernel = CubicSpline(c.h),
-            .viscosity = ArtificialViscosity::make(0.1f, c.c0),
-            .diffusion = {},
-            .extras = {},
-            .walls = VirtualLayers{c.layers.data(), c.density_gradient.data(), nullptr, nullptr, nullptr, nullptr, 0, n,
-                                   c.eos, c.support * c.support, c.wall_normal.data(), 0.25f * c.dx, stiffness},
-            .h = c.h,
-            .c0 = c.c0,
-            .eta2 = 0.01f * c.h * c.h,
-            .gravity = {},
-            .volumes = {},
-        };
+        RatesOutputs out(n);
+        const RatesPass rates = rates_over<RatesPass>(
+            c, out, {}, {},
+            VirtualLayers{c.layers.data(), c.density_gradient.data(), nullptr, nullptr, nullptr, nullptr, 0, n, c.eos,
+                          c.support * c.support, c.wall_normal.data(), 0.25f * c.dx, stiffness},
+            {});
         const NeighborPass<VirtualLayerRates<RatesPass>> pass{c.grid.view(), c.position_mass.data(), {rates}};
         for (std::size_t a = 0; a < n; ++a) pass(a);
-        return acceleration;
+        return out.acceleration;
     };
     const std::vector<Vec3f> with = accelerations(c.barrier_stiffness()), without = accelerations(0.0f);
     Vec3f momentum{0, 0, 0}, scale{0, 0, 0};
