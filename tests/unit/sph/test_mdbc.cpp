@@ -448,9 +448,10 @@ TEST_CASE("the virtual layers' pass completes the rates pass: one pass's sums, f
         CAPTURE(capacity);
         CAPTURE(velocity_gradient);
         RatesOutputs out(n);
-        std::vector<Vec3f>& acceleration = out.acceleration;
+        const std::vector<Vec3f>& acceleration = out.acceleration;
         const std::vector<Vec3f>& xsph = out.xsph;
-        const std::vector<float>&density_rate = out.density_rate, &dt_limit = out.dt_limit;
+        const std::vector<float>& density_rate = out.density_rate;
+        const std::vector<float>& dt_limit = out.dt_limit;
         std::vector<std::uint32_t> flags(n + 1, 0u), pair_count(n, 0u), pair_index(std::size_t{capacity} * n + 1);
         const RatesPass rates = rates_over<RatesPass>(
             c, out, DensityDiffusionTerm{2.0f * 0.1f * c.h * c.c0, (-c.rho0 / (c.c0 * c.c0)) * gravity},
